@@ -1,0 +1,77 @@
+# l2sim build.  `make` builds build/l2sim; `make test` runs the unit and
+# golden tests; `make test SANITIZER=address,undefined` the same under
+# sanitizers (in build-san/); `make calibrate` compares configs/h100.cfg with
+# the H100 measurements; `make bench` measures speed and memory.
+
+CC       ?= cc
+DEPS     := uthash-dev check pkg-config
+CSTD     := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
+WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+OPT      ?= -O2 -g
+ifdef SANITIZER
+BUILD    ?= build-san
+OPT      := -O1 -g -fno-omit-frame-pointer -fsanitize=$(SANITIZER) -fno-sanitize-recover=all
+LDSAN    := -fsanitize=$(SANITIZER)
+else
+BUILD    ?= build
+endif
+CFLAGS   += $(CSTD) $(WARN) $(OPT)
+LDLIBS   += -lm
+
+LIB_SRC  := $(filter-out sim/main.c,$(wildcard sim/*.c))
+LIB_OBJ  := $(LIB_SRC:sim/%.c=$(BUILD)/obj/%.o)
+TEST_SRC := $(wildcard tests/test_*.c)
+STAMP    := $(BUILD)/.deps
+
+.PHONY: all deps test unit golden golden-update calibrate bench clean
+all: $(BUILD)/l2sim $(BUILD)/scengen
+
+$(STAMP):
+	@mkdir -p $(BUILD)
+	@tools/deps.sh $(DEPS)
+	@touch $@
+
+deps: $(STAMP)
+
+$(BUILD)/obj/%.o: sim/%.c sim/*.h $(STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/libl2sim.a: $(LIB_OBJ)
+	$(AR) rcs $@ $^
+
+$(BUILD)/l2sim: $(BUILD)/obj/main.o $(BUILD)/libl2sim.a
+	$(CC) $(LDSAN) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/scengen: tools/scengen/scengen.c $(STAMP)
+	$(CC) $(CFLAGS) -o $@ $< $(LDSAN) $(LDLIBS)
+
+CHECK_CFLAGS = $(shell pkg-config --cflags check)
+CHECK_LIBS   = $(shell pkg-config --libs check)
+
+$(BUILD)/unit: $(TEST_SRC) tests/*.h $(BUILD)/libl2sim.a
+	$(CC) $(CFLAGS) -Wno-missing-prototypes $(CHECK_CFLAGS) -Isim -o $@ $(TEST_SRC) $(BUILD)/libl2sim.a \
+	    $(LDSAN) $(CHECK_LIBS) $(LDLIBS)
+
+unit: $(BUILD)/unit $(BUILD)/l2sim
+	L2SIM=$(BUILD)/l2sim $(BUILD)/unit
+
+golden: $(BUILD)/l2sim
+	tests/golden.sh $(BUILD)/l2sim
+
+golden-update: $(BUILD)/l2sim
+	tests/golden.sh --update $(BUILD)/l2sim
+
+# golden first, unit last: the run ends with Check's summary line
+test: all
+	@$(MAKE) --no-print-directory golden
+	@$(MAKE) --no-print-directory unit
+
+calibrate: all
+	tools/calibrate/calibrate.sh $(BUILD)
+
+bench: all
+	tools/bench/bench.sh $(BUILD)
+
+clean:
+	rm -rf build build-san

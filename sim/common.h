@@ -1,0 +1,76 @@
+/*
+ * common.h - error reporting, strict number parsing and the enum tables
+ * shared by every l2sim module.
+ *
+ * Library code never prints or exits: a failing function fills an l2_err
+ * (one message naming the place and the reason) and returns -1.  Only
+ * main.c prints the message and chooses the exit code.
+ */
+#ifndef L2SIM_COMMON_H
+#define L2SIM_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define L2_ERR_MAX 512
+
+typedef struct l2_err {
+    char msg[L2_ERR_MAX];
+} l2_err;
+
+/* Formats into e (if not NULL) and returns -1, so callers can write
+ * `return l2_fail(e, "...")`. */
+int l2_fail(l2_err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Prefixes an existing message with "where: ". Returns -1. */
+int l2_prefix(l2_err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * Strict parsers over a (pointer, length) token.  Decimal or 0x hex,
+ * no sign, no trailing junk, overflow detected.  l2_parse_bytes also takes
+ * the suffixes B, KiB, MiB, GiB, TiB (binary multiples).  Return 0 or -1
+ * with a reason in e (without position: the caller adds it).
+ */
+int l2_parse_u64(const char *s, size_t n, uint64_t *out, l2_err *e);
+int l2_parse_bytes(const char *s, size_t n, uint64_t *out, l2_err *e);
+int l2_parse_double(const char *s, size_t n, double *out, l2_err *e);
+
+/* Formats a byte count with the largest exact binary unit ("50MiB",
+ * "9830400", "3KiB"). buf needs 32 bytes. */
+const char *l2_fmt_bytes(uint64_t v, char *buf, size_t n);
+
+/* L2 eviction priorities, under their PTX names.  The order is fixed:
+ * reports list priorities in this order. */
+#define L2_PRIO_LIST(X)                        \
+    X(PRIO_EVICT_FIRST, "evict_first")         \
+    X(PRIO_EVICT_NORMAL, "evict_normal")       \
+    X(PRIO_EVICT_LAST, "evict_last")           \
+    X(PRIO_EVICT_UNCHANGED, "evict_unchanged") \
+    X(PRIO_NO_ALLOCATE, "no_allocate")
+
+#define L2_X_ENUM(id, name) id,
+enum l2_prio { L2_PRIO_LIST(L2_X_ENUM) L2_NPRIO };
+extern const char *const l2_prio_names[L2_NPRIO];
+
+/* Trace operations. */
+#define L2_OP_LIST(X)              \
+    X(OP_READ, 'R', "load")        \
+    X(OP_WRITE, 'W', "store")      \
+    X(OP_PREFETCH, 'P', "prefetch") \
+    X(OP_APPLY, 'A', "applypriority") \
+    X(OP_DISCARD, 'D', "discard")
+#define L2_X_OPENUM(id, ch, name) id,
+enum l2_op { L2_OP_LIST(L2_X_OPENUM) L2_NOP };
+extern const char l2_op_chars[L2_NOP];
+extern const char *const l2_op_names[L2_NOP];
+
+/*
+ * Parses a priority given as a PTX name (evict_first ...), a
+ * cuda::access_property name (streaming, persisting, normal, global).
+ * Returns 0 and the priority, or -1 with a reason.  `shared` is rejected
+ * with its own reason (a memory-space property, not an L2 one).
+ */
+int l2_prio_parse(const char *s, size_t n, enum l2_prio *out, l2_err *e);
+
+#define L2_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+#endif

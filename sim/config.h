@@ -1,0 +1,90 @@
+/*
+ * config.h - the GPU configuration: one table of keys (name, type, bounds,
+ * default, help) that parses config files and --set overrides, prints the
+ * key list for --help and echoes the effective configuration in reports.
+ *
+ * Config files are `key = value` lines; `#` starts a comment.  Byte values
+ * take B/KiB/MiB/GiB suffixes.  Unknown keys and out-of-range values are
+ * errors naming the file and line.
+ */
+#ifndef L2SIM_CONFIG_H
+#define L2SIM_CONFIG_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "common.h"
+
+enum cfg_type { CFG_BYTES, CFG_UINT, CFG_DOUBLE, CFG_STR, CFG_ENUM };
+
+/* Set-index hash functions (see l2.c). */
+#define L2_SETHASH_LIST(X) X(SETHASH_MIX, "mix") X(SETHASH_XOR, "xor")
+enum l2_sethash { L2_SETHASH_LIST(L2_X_ENUM) L2_NSETHASH };
+
+/* SM to partition maps (see l2.c). */
+#define L2_SMMAP_LIST(X) X(SMMAP_MOD, "mod") X(SMMAP_HALF, "half")
+enum l2_smmap { L2_SMMAP_LIST(L2_X_ENUM) L2_NSMMAP };
+
+/*
+ * X(field, type, min, max, default, enum_names, help)
+ * For CFG_STR the default is a string; for CFG_ENUM min/max are unused and
+ * enum_names is the name table.
+ */
+#define L2_CONFIG_KEYS(X)                                                                       \
+    X(name, CFG_STR, 0, 0, "H100 SXM5 80GB (built-in defaults)", NULL, "GPU name shown in reports")                       \
+    X(l2_size, CFG_BYTES, 4096, 1ULL << 40, 50ULL << 20, NULL,                                 \
+      "total L2 capacity (all partitions); need not be a power of two")                         \
+    X(line_size, CFG_BYTES, 32, 1024, 128, NULL, "cache line size, a power of two")             \
+    X(sector_size, CFG_BYTES, 8, 1024, 32, NULL,                                                \
+      "sector size, a power of two dividing line_size, at most 8 sectors a line")               \
+    X(ways, CFG_UINT, 1, 32, 16, NULL, "associativity (ways per set)")                          \
+    X(partitions, CFG_UINT, 1, 16, 2, NULL, "L2 partitions; each holds l2_size/partitions")     \
+    X(sms, CFG_UINT, 1, 4096, 132, NULL, "number of SMs (sm=N in traces must be below it)")    \
+    X(sm_map, CFG_ENUM, 0, 0, SMMAP_MOD, &smmap_enum,                                       \
+      "SM to partition: mod (sm mod partitions) or half (consecutive halves)")                   \
+    X(far_copy, CFG_UINT, 0, 1, 1, NULL,                                                        \
+      "1: a load served by the far (home) partition leaves a copy in the near one")             \
+    X(set_hash, CFG_ENUM, 0, 0, SETHASH_MIX, &sethash_enum,                                  \
+      "set index function: mix (64-bit mixing hash) or xor (xor-fold of line address bits)")    \
+    X(hash_seed, CFG_UINT, 0, UINT32_MAX, 0, NULL, "seed of the set-index and home hashes")     \
+    X(setaside, CFG_BYTES, 0, 1ULL << 40, 9830400, NULL,                                              \
+      "persisting set-aside in force when the trace starts (cudaLimitPersistingL2CacheSize)")   \
+    X(setaside_max, CFG_BYTES, 0, 1ULL << 40, 32768000, NULL,                                          \
+      "largest set-aside a trace may request (persistingL2CacheMaxSize)")                       \
+    X(setaside_floor_ways, CFG_UINT, 0, 32, 1, NULL,                                            \
+      "evict_last ways per set kept even when the set-aside is 0")                              \
+    X(policy_seed, CFG_UINT, 0, UINT32_MAX, 0, NULL,                                            \
+      "seed of the address hash that picks interleaved and window shares")                      \
+    X(dram_atom, CFG_BYTES, 8, 1024, 32, NULL,                                                  \
+      "DRAM read granule: a missing sector costs the granules it overlaps")
+
+struct l2_config {
+#define L2_X_FIELD_CFG_BYTES(f) uint64_t f;
+#define L2_X_FIELD_CFG_UINT(f) uint64_t f;
+#define L2_X_FIELD_CFG_DOUBLE(f) double f;
+#define L2_X_FIELD_CFG_STR(f) char f[64];
+#define L2_X_FIELD_CFG_ENUM(f) unsigned f;
+#define L2_X_FIELD(f, t, mn, mx, def, en, help) L2_X_FIELD_##t(f)
+    L2_CONFIG_KEYS(L2_X_FIELD)
+#undef L2_X_FIELD
+};
+
+extern const char *const l2_sethash_names[L2_NSETHASH];
+extern const char *const l2_smmap_names[L2_NSMMAP];
+
+/* Fills c with the table's defaults. */
+void l2_config_defaults(struct l2_config *c);
+/* Loads a config file over c.  path "-" is not allowed. */
+int l2_config_load(struct l2_config *c, const char *path, l2_err *e);
+/* Applies one "key=value" override. */
+int l2_config_set(struct l2_config *c, const char *kv, l2_err *e);
+/* Checks the relations between keys (geometry, set-aside bounds). */
+int l2_config_check(const struct l2_config *c, l2_err *e);
+/* Writes "key = value" lines, each prefixed by `prefix`. */
+void l2_config_print(const struct l2_config *c, FILE *f, const char *prefix);
+/* Writes the key table (name, default, help) for --help. */
+void l2_config_help(FILE *f);
+/* Value of one key as text (for reports and compare tables); NULL if no such key. */
+const char *l2_config_get(const struct l2_config *c, const char *key, char *buf, size_t n);
+
+#endif

@@ -1,0 +1,277 @@
+/*
+ * l2.c - partitions, hashing, near/far copies, set-aside quota, DRAM
+ * traffic.  See l2.h for the model.
+ */
+#include "l2.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy.h"
+
+static unsigned log2u(uint64_t v)
+{
+    unsigned k = 0;
+    while (((uint64_t)1 << k) < v)
+        k++;
+    return k;
+}
+
+uint32_t l2_quota_ways(const struct l2_config *c, uint64_t bytes)
+{
+    uint64_t unit = c->l2_size / c->ways;
+    uint64_t q = (bytes + unit - 1) / unit;
+    if (q < c->setaside_floor_ways)
+        q = c->setaside_floor_ways;
+    if (q > c->ways)
+        q = c->ways;
+    return (uint32_t)q;
+}
+
+int l2_init(struct l2 *l, const struct l2_config *cfg, l2_err *e)
+{
+    memset(l, 0, sizeof *l);
+    if (l2_config_check(cfg, e) < 0)
+        return -1;
+    l->cfg = *cfg;
+    l->nparts = (unsigned)cfg->partitions;
+    l->line_shift = log2u(cfg->line_size);
+    l->sector_shift = log2u(cfg->sector_size);
+    l->sectors = (unsigned)(cfg->line_size / cfg->sector_size);
+    l->full_mask = (uint8_t)((1u << l->sectors) - 1);
+    l->sets = (uint32_t)(cfg->l2_size / (cfg->line_size * cfg->ways * cfg->partitions));
+    l->seed = l2_mix64(cfg->hash_seed + 0x51ed270b27a3c5d1ULL);
+    l->part = calloc(l->nparts, sizeof *l->part);
+    l->sm_part = calloc(cfg->sms, sizeof *l->sm_part);
+    if (!l->part || !l->sm_part) {
+        l2_free(l);
+        return l2_fail(e, "out of memory");
+    }
+    for (unsigned p = 0; p < l->nparts; p++) {
+        if (l2_cache_init(&l->part[p], l->sets, (uint32_t)cfg->ways, e) < 0) {
+            l2_free(l);
+            return -1;
+        }
+    }
+    for (uint64_t s = 0; s < cfg->sms; s++) {
+        uint64_t p = cfg->sm_map == SMMAP_HALF ? s * l->nparts / cfg->sms : s % l->nparts;
+        l->sm_part[s] = (uint16_t)p;
+    }
+    /* DRAM bytes by missing-sector mask: the dram_atom granules touched. */
+    uint64_t granule = cfg->dram_atom > cfg->sector_size ? cfg->dram_atom : cfg->sector_size;
+    unsigned per = (unsigned)(granule / cfg->sector_size);
+    for (unsigned m = 0; m < 256; m++) {
+        unsigned bytes = 0;
+        for (unsigned g = 0; g < l->sectors; g += per)
+            if (m & (((1u << per) - 1) << g))
+                bytes += (unsigned)granule;
+        l->dram_bytes[m] = (uint16_t)bytes;
+    }
+    l2_clear(l);
+    return 0;
+}
+
+void l2_free(struct l2 *l)
+{
+    if (l->part)
+        for (unsigned p = 0; p < l->nparts; p++)
+            l2_cache_free(&l->part[p]);
+    free(l->part);
+    free(l->sm_part);
+    memset(l, 0, sizeof *l);
+}
+
+void l2_clear(struct l2 *l)
+{
+    for (unsigned p = 0; p < l->nparts; p++)
+        l2_cache_clear(&l->part[p]);
+    l2_set_setaside(l, l->cfg.setaside, NULL);
+}
+
+int l2_set_setaside(struct l2 *l, uint64_t bytes, l2_err *e)
+{
+    if (bytes > l->cfg.setaside_max)
+        return l2_fail(e, "set-aside %llu bytes exceeds the maximum %llu (setaside_max)",
+                       (unsigned long long)bytes, (unsigned long long)l->cfg.setaside_max);
+    l->setaside = bytes;
+    l->quota = l2_quota_ways(&l->cfg, bytes);
+    for (unsigned p = 0; p < l->nparts; p++)
+        l->part[p].quota = l->quota;
+    return 0;
+}
+
+void l2_reset_persisting(struct l2 *l)
+{
+    for (unsigned p = 0; p < l->nparts; p++)
+        l2_cache_demote_all(&l->part[p]);
+}
+
+void l2_locate(const struct l2 *l, uint64_t line, unsigned *home, uint32_t *set)
+{
+    uint64_t h;
+    switch (l->cfg.set_hash) {
+    case SETHASH_XOR: {
+        /* xor-fold: low bits index directly, higher bits are folded in */
+        uint64_t x = line ^ l->seed;
+        x ^= x >> 13;
+        x ^= x >> 29;
+        *set = (uint32_t)(x % l->sets);
+        *home = (unsigned)(__builtin_popcountll(line & 0x5a5a5a5a5aULL) % l->nparts);
+        return;
+    }
+    default:
+        h = l2_mix64(line ^ l->seed);
+        *set = (uint32_t)(((unsigned __int128)h * l->sets) >> 64);
+        *home = (unsigned)(((h & 0xffffffffu) * l->nparts) >> 32);
+        return;
+    }
+}
+
+static const uint8_t class_of_prio_fill[L2_NPRIO] = {
+    [PRIO_EVICT_FIRST] = CLS_FIRST,      [PRIO_EVICT_NORMAL] = CLS_NORMAL, [PRIO_EVICT_LAST] = CLS_LAST,
+    [PRIO_EVICT_UNCHANGED] = CLS_NORMAL, [PRIO_NO_ALLOCATE] = CLS_NORMAL,
+};
+
+/* Class update of a hit. */
+static inline void hit_class(struct l2_cache *c, uint64_t slot, enum l2_prio prio, int copy)
+{
+    switch (prio) {
+    case PRIO_EVICT_FIRST:
+        c->cls[slot] = CLS_FIRST;
+        break;
+    case PRIO_EVICT_NORMAL:
+        c->cls[slot] = CLS_NORMAL;
+        break;
+    case PRIO_EVICT_LAST:
+        c->cls[slot] = copy ? CLS_NORMAL : CLS_LAST;
+        break;
+    default:
+        break;
+    }
+}
+
+/* Chooses a victim in `set` of `c`, writes back its dirty sectors, installs `tag`. */
+static inline uint64_t fill_line(struct l2 *l, struct l2_cache *c, uint32_t set, uint64_t tag, enum l2_class cls,
+                                 struct l2_outcome *out)
+{
+    uint64_t slot = l2_cache_victim(c, set);
+    if (c->tag[slot] != L2_TAG_NONE)
+        out->dram_wr += (uint32_t)__builtin_popcount(c->dirty[slot]) << l->sector_shift;
+    l2_cache_install(c, slot, tag, cls);
+    return slot;
+}
+
+/* Load or prefetch served by the home partition: returns the sectors it had. */
+static inline uint8_t home_read(struct l2 *l, struct l2_cache *c, uint32_t set, uint64_t line, uint8_t need,
+                                enum l2_prio prio, struct l2_outcome *out)
+{
+    int64_t s = l2_cache_find(c, set, line);
+    uint8_t have = 0;
+    if (s >= 0) {
+        have = c->valid[s] & need;
+        l2_cache_touch(c, (uint64_t)s);
+        hit_class(c, (uint64_t)s, prio, 0);
+    }
+    uint8_t miss = need & (uint8_t)~have;
+    if (miss) {
+        out->dram_rd += l->dram_bytes[miss];
+        if (s < 0)
+            out->line_miss |= miss;
+        if (prio != PRIO_NO_ALLOCATE) {
+            if (s < 0)
+                s = (int64_t)fill_line(l, c, set, line, (enum l2_class)class_of_prio_fill[prio], out);
+            c->valid[s] |= miss;
+        }
+    }
+    return have;
+}
+
+void l2_access(struct l2 *l, enum l2_op op, enum l2_prio prio, uint64_t line, uint8_t mask, int sm,
+               struct l2_outcome *out)
+{
+    unsigned home;
+    uint32_t set;
+    memset(out, 0, sizeof *out);
+    l2_locate(l, line, &home, &set);
+    unsigned near = sm >= 0 ? l->sm_part[sm] : home;
+    struct l2_cache *hc = &l->part[home];
+
+    switch (op) {
+    case OP_READ:
+    case OP_PREFETCH: {
+        if (near == home) {
+            out->hit = out->near_hit = home_read(l, hc, set, line, mask, prio, out);
+            return;
+        }
+        struct l2_cache *nc = &l->part[near];
+        int64_t s = l2_cache_find(nc, set, line);
+        uint8_t have = 0;
+        if (s >= 0) {
+            have = nc->valid[s] & mask;
+            if (have) {
+                l2_cache_touch(nc, (uint64_t)s);
+                hit_class(nc, (uint64_t)s, prio, 1);
+                if (prio != PRIO_EVICT_UNCHANGED && prio != PRIO_NO_ALLOCATE) {
+                    int64_t hs = l2_cache_find(hc, set, line);
+                    if (hs >= 0)
+                        hit_class(hc, (uint64_t)hs, prio, 0);
+                }
+            }
+        }
+        out->near_hit = have;
+        uint8_t need = mask & (uint8_t)~have;
+        out->hit = have;
+        if (!need)
+            return;
+        out->hit |= home_read(l, hc, set, line, need, prio, out);
+        if (op == OP_READ && l->cfg.far_copy && prio != PRIO_NO_ALLOCATE) {
+            if (s < 0)
+                s = (int64_t)fill_line(l, nc, set, line, prio == PRIO_EVICT_FIRST ? CLS_FIRST : CLS_NORMAL, out);
+            nc->valid[s] |= need;
+        }
+        return;
+    }
+    case OP_WRITE: {
+        int64_t s = l2_cache_find(hc, set, line);
+        if (s >= 0) {
+            out->hit = hc->valid[s] & mask;
+            l2_cache_touch(hc, (uint64_t)s);
+            hit_class(hc, (uint64_t)s, prio, 0);
+        } else {
+            out->line_miss = mask;
+            if (prio == PRIO_NO_ALLOCATE)
+                out->dram_wr += (uint32_t)__builtin_popcount(mask) << l->sector_shift;
+            else
+                s = (int64_t)fill_line(l, hc, set, line, (enum l2_class)class_of_prio_fill[prio], out);
+        }
+        if (s >= 0) {
+            hc->valid[s] |= mask;
+            hc->dirty[s] |= mask;
+        }
+        if (near == home)
+            out->near_hit = out->hit;
+        for (unsigned p = 0; p < l->nparts; p++) {
+            if (p == home)
+                continue;
+            int64_t c = l2_cache_find(&l->part[p], set, line);
+            if (c >= 0)
+                l2_cache_drop(&l->part[p], (uint64_t)c);
+        }
+        return;
+    }
+    case OP_APPLY:
+    case OP_DISCARD:
+        for (unsigned p = 0; p < l->nparts; p++) {
+            int64_t c = l2_cache_find(&l->part[p], set, line);
+            if (c < 0)
+                continue;
+            if (op == OP_DISCARD)
+                l2_cache_drop(&l->part[p], (uint64_t)c);
+            else if (l->part[p].cls[c] == CLS_LAST)
+                l->part[p].cls[c] = CLS_NORMAL;
+        }
+        return;
+    default:
+        return;
+    }
+}

@@ -1,0 +1,84 @@
+/*
+ * l2.h - the L2 system: partitions, home and near partitions, far copies,
+ * set-aside quota, DRAM traffic.
+ *
+ * Notes (modelling assumptions; see README "Cache model"):
+ *  - The L2 is `partitions` tag arrays (struct l2_cache) of equal size.
+ *    Each line address has a home partition and a set index, both from one
+ *    seeded hash of the line address; a line uses the same set index in
+ *    every partition.
+ *  - An access is issued by SM `sm`; its near partition is sm_part(sm).
+ *    An access without an SM goes to the home partition directly.
+ *  - Loads: the near partition is looked up first.  Sectors it lacks are
+ *    looked up in the home partition; sectors the home partition lacks are
+ *    read from DRAM and filled at home.  With far_copy = 1, a load whose
+ *    near partition is not the home leaves the line's sectors in the near
+ *    partition too (a copy: never dirty, class evict_first for
+ *    evict_first loads and normal otherwise).  A near hit whose priority
+ *    is not evict_unchanged also updates the home line's class.
+ *  - Stores: write-allocate at sector granularity in the home partition
+ *    (no DRAM read; sectors become valid and dirty); copies of the line in
+ *    other partitions are dropped.  no_allocate stores that miss write
+ *    through to DRAM.
+ *  - Prefetch fills the home partition only.  applypriority demotes an
+ *    evict_last line to normal in every partition; discard drops the line
+ *    everywhere without a write-back.
+ *  - Priority classes on a hit: evict_first, evict_normal and evict_last
+ *    set the class (evict_normal demotes evict_last); evict_unchanged and
+ *    no_allocate leave it.  Fills: evict_last fills LAST, evict_first fills
+ *    FIRST, everything else NORMAL.  no_allocate never fills.
+ *  - The set-aside becomes a per-set quota of evict_last ways:
+ *    ceil(setaside / (l2_size / ways)), at least setaside_floor_ways.
+ *  - DRAM: a missing sector costs the dram_atom granules it overlaps; an
+ *    evicted line's dirty sectors are written back (sector_size each).
+ */
+#ifndef L2SIM_L2_H
+#define L2SIM_L2_H
+
+#include <stdint.h>
+
+#include "cache.h"
+#include "config.h"
+
+struct l2_outcome {
+    uint8_t hit;       /* sectors found in L2 (near or home) */
+    uint8_t near_hit;  /* sectors found in the near partition */
+    uint8_t line_miss; /* missed sectors whose line was absent from its home */
+    uint32_t dram_rd;  /* bytes */
+    uint32_t dram_wr;  /* bytes */
+};
+
+struct l2 {
+    struct l2_config cfg;
+    unsigned nparts;
+    struct l2_cache *part;
+    unsigned line_shift, sector_shift, sectors;
+    uint8_t full_mask;
+    uint32_t sets; /* per partition */
+    uint64_t seed;
+    uint32_t quota;
+    uint64_t setaside;
+    uint16_t *sm_part; /* cfg.sms entries */
+    uint16_t dram_bytes[256]; /* DRAM read bytes by missing-sector mask */
+};
+
+int l2_init(struct l2 *l, const struct l2_config *cfg, l2_err *e);
+void l2_free(struct l2 *l);
+/* Empties the cache and restores the configured set-aside. */
+void l2_clear(struct l2 *l);
+/* cudaLimitPersistingL2CacheSize; bytes must not exceed setaside_max. */
+int l2_set_setaside(struct l2 *l, uint64_t bytes, l2_err *e);
+/* Quota in ways for a set-aside. */
+uint32_t l2_quota_ways(const struct l2_config *c, uint64_t bytes);
+/* cudaCtxResetPersistingL2Cache: every evict_last line becomes normal. */
+void l2_reset_persisting(struct l2 *l);
+
+/* One operation on the sectors `mask` of line `line` (byte address >>
+ * line_shift), by SM `sm` (-1: none). */
+void l2_access(struct l2 *l, enum l2_op op, enum l2_prio prio, uint64_t line, uint8_t mask, int sm,
+               struct l2_outcome *out);
+
+/* Home partition and set of a line. */
+void l2_locate(const struct l2 *l, uint64_t line, unsigned *home, uint32_t *set);
+
+#endif

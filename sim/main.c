@@ -1,0 +1,508 @@
+/*
+ * main.c - the l2sim command line: subcommands, option parsing, exit
+ * codes.  The only place that prints errors and exits.
+ *
+ * Exit codes: 0 success, 1 an expectation (--expect) failed, 2 bad input
+ * or usage (the message names the file, line and reason).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "policy.h"
+#include "report.h"
+#include "sim.h"
+#include "symtab.h"
+#include "trace.h"
+
+#define EXIT_EXPECT 1
+#define EXIT_INPUT 2
+#define MAX_VARIANTS 16
+#define MAX_SETS 64
+
+static const char *prog = "l2sim";
+
+static int die(const l2_err *e)
+{
+    fprintf(stderr, "%s: %s\n", prog, e->msg);
+    return EXIT_INPUT;
+}
+
+static int usage_error(const char *cmd, const char *msg)
+{
+    fprintf(stderr, "%s %s: %s (see '%s %s --help')\n", prog, cmd, msg, prog, cmd);
+    return EXIT_INPUT;
+}
+
+/* ---- help texts ---- */
+
+static void help_main(FILE *f)
+{
+    fprintf(f,
+            "l2sim %s - trace-driven simulator of the NVIDIA Ampere/Hopper L2 cache with eviction priorities\n"
+            "\n"
+            "usage: l2sim COMMAND [OPTIONS] ...\n"
+            "\n"
+            "commands:\n"
+            "  run       simulate a trace and report hit rates per kernel, priority and tag\n"
+            "  compare   simulate two or more variants over one trace, side by side\n"
+            "  encode    print the 64-bit policy descriptor of a request, or decode one\n"
+            "  help      this text; 'l2sim COMMAND --help' explains a command\n"
+            "\n"
+            "exit codes: 0 success, 1 an expectation (--expect) failed, 2 bad input or usage\n",
+            L2SIM_VERSION);
+}
+
+static void help_common(FILE *f)
+{
+    fprintf(f, "  --config FILE      GPU configuration (key = value file); default: built-in H100 values\n"
+               "  --set KEY=VALUE    override one configuration key (repeatable)\n"
+               "  --policy FILE      policy/window/setaside lines that override the trace's definitions\n"
+               "                     of the same policy name, window stream or set-aside\n"
+               "  --semantics M      hardware (default): what the descriptor encodes, as the GPU applies it;\n"
+               "                     documented: exact fractions and byte ranges as requested\n"
+               "  --json | --csv     machine-readable output instead of the table\n");
+}
+
+static void help_run(FILE *f)
+{
+    fprintf(f, "usage: l2sim run [OPTIONS] TRACE        (TRACE '-' reads standard input)\n\n"
+               "Simulates TRACE and reports, per kernel and in total, per applied priority and per tag:\n"
+               "accesses, sectors, sector hits, hit rates (all, near partition, loads), sector misses split\n"
+               "into line misses and sector-only misses, and DRAM bytes read and written.\n\noptions:\n");
+    help_common(f);
+    fprintf(f, "  --write-expect FILE  also save the hit rates as an expectation file\n"
+               "  --expect FILE      compare the hit rates with FILE; exit 1 and print the differences\n"
+               "                     when one moved by more than the tolerance\n"
+               "  --tolerance PP     allowed difference in percentage points (default 0)\n"
+               "\nconfiguration keys (for --set and config files):\n");
+    l2_config_help(f);
+}
+
+static void help_compare(FILE *f)
+{
+    fprintf(f,
+            "usage: l2sim compare [OPTIONS] --variant SPEC --variant SPEC [...] TRACE\n\n"
+            "Reads TRACE once and simulates every variant over it; prints the hit rate of each variant per\n"
+            "kernel, priority and tag, and the difference to the first variant.\n\n"
+            "SPEC is a comma-separated list of: name=LABEL, config=FILE, set=KEY=VALUE (repeatable),\n"
+            "policy=FILE, semantics=hardware|documented.  Options given outside --variant apply to\n"
+            "every variant first.  Example:\n"
+            "  l2sim compare --config configs/h100.cfg --variant name=default \\\n"
+            "      --variant name=max-setaside,set=setaside=32768000 traces/update.trace\n\noptions:\n");
+    help_common(f);
+    fprintf(f, "  --variant SPEC     one variant (at least two)\n");
+}
+
+static void help_encode(FILE *f)
+{
+    fprintf(f, "usage: l2sim encode REQUEST\n\n"
+               "Prints the 64-bit descriptor that createpolicy (api=ptx) or libcu++ (api=libcu, the default)\n"
+               "builds for a request, and what the hardware applies, next to what was requested.\n"
+               "REQUEST is one of:\n"
+               "  PRIORITY                                        e.g. evict_last, persisting\n"
+               "  interleaved PRIMARY FRACTION [SECONDARY] [api=libcu|ptx]\n"
+               "  range BASE LEADING TOTAL PRIMARY [SECONDARY] [api=libcu|ptx]\n"
+               "  0xDESCRIPTOR                                    decode a descriptor\n"
+               "examples:\n"
+               "  l2sim encode interleaved persisting 0.5 streaming        (libcu++: 1/16 applied)\n"
+               "  l2sim encode interleaved evict_last 0.5 evict_first api=ptx\n"
+               "  l2sim encode 0x1570000000000000\n");
+}
+
+/* ---- options ---- */
+
+struct variant_opts {
+    const char *name;
+    const char *config;
+    const char *sets[MAX_SETS];
+    int nsets;
+    const char *policy;
+    enum l2_semantics sem;
+};
+
+struct opts {
+    struct variant_opts common;
+    struct variant_opts var[MAX_VARIANTS];
+    char *var_text[MAX_VARIANTS];
+    int nvar;
+    int json, csv;
+    const char *expect, *write_expect;
+    double tolerance;
+    const char *trace;
+};
+
+static int parse_sem(const char *v, enum l2_semantics *s)
+{
+    if (strcmp(v, "hardware") == 0)
+        *s = SEM_HARDWARE;
+    else if (strcmp(v, "documented") == 0)
+        *s = SEM_DOCUMENTED;
+    else
+        return -1;
+    return 0;
+}
+
+/* Parses "name=a,config=b,set=k=v,policy=p,semantics=m" in place. */
+static int parse_variant(char *spec, struct variant_opts *v, const struct variant_opts *common, const char *cmd)
+{
+    *v = *common;
+    v->name = NULL;
+    for (char *item = strtok(spec, ","); item; item = strtok(NULL, ",")) {
+        char *eq = strchr(item, '=');
+        if (!eq)
+            return usage_error(cmd, "a --variant item must be KEY=VALUE");
+        *eq = 0;
+        const char *val = eq + 1;
+        if (strcmp(item, "name") == 0)
+            v->name = val;
+        else if (strcmp(item, "config") == 0)
+            v->config = val;
+        else if (strcmp(item, "policy") == 0)
+            v->policy = val;
+        else if (strcmp(item, "semantics") == 0) {
+            if (parse_sem(val, &v->sem) < 0)
+                return usage_error(cmd, "semantics must be hardware or documented");
+        } else if (strcmp(item, "set") == 0) {
+            if (v->nsets == MAX_SETS)
+                return usage_error(cmd, "too many set= items");
+            v->sets[v->nsets++] = val;
+        } else {
+            fprintf(stderr, "%s %s: unknown --variant item '%s' (name, config, set, policy, semantics)\n", prog, cmd,
+                    item);
+            return EXIT_INPUT;
+        }
+    }
+    return 0;
+}
+
+static int parse_opts(int argc, char **argv, const char *cmd, struct opts *o, void (*help)(FILE *))
+{
+    memset(o, 0, sizeof *o);
+    o->common.sem = SEM_HARDWARE;
+    int compare = strcmp(cmd, "compare") == 0;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+#define NEED_ARG()                                                       \
+    do {                                                                 \
+        if (!next) {                                                     \
+            fprintf(stderr, "%s %s: %s needs a value\n", prog, cmd, a); \
+            return EXIT_INPUT;                                           \
+        }                                                                \
+        i++;                                                             \
+    } while (0)
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            help(stdout);
+            exit(0);
+        } else if (strcmp(a, "--config") == 0) {
+            NEED_ARG();
+            o->common.config = next;
+        } else if (strcmp(a, "--set") == 0) {
+            NEED_ARG();
+            if (o->common.nsets == MAX_SETS)
+                return usage_error(cmd, "too many --set options");
+            o->common.sets[o->common.nsets++] = next;
+        } else if (strcmp(a, "--policy") == 0) {
+            NEED_ARG();
+            o->common.policy = next;
+        } else if (strcmp(a, "--semantics") == 0) {
+            NEED_ARG();
+            if (parse_sem(next, &o->common.sem) < 0)
+                return usage_error(cmd, "--semantics must be hardware or documented");
+        } else if (strcmp(a, "--json") == 0) {
+            o->json = 1;
+        } else if (strcmp(a, "--csv") == 0) {
+            o->csv = 1;
+        } else if (!compare && strcmp(a, "--expect") == 0) {
+            NEED_ARG();
+            o->expect = next;
+        } else if (!compare && strcmp(a, "--write-expect") == 0) {
+            NEED_ARG();
+            o->write_expect = next;
+        } else if (!compare && strcmp(a, "--tolerance") == 0) {
+            NEED_ARG();
+            if (l2_parse_double(next, strlen(next), &o->tolerance, NULL) < 0 || o->tolerance < 0)
+                return usage_error(cmd, "--tolerance needs a non-negative number of percentage points");
+        } else if (compare && strcmp(a, "--variant") == 0) {
+            NEED_ARG();
+            if (o->nvar == MAX_VARIANTS)
+                return usage_error(cmd, "too many variants");
+            o->var_text[o->nvar++] = strdup(next);
+        } else if (a[0] == '-' && a[1] != 0) {
+            fprintf(stderr, "%s %s: unknown option '%s' (see '%s %s --help')\n", prog, cmd, a, prog, cmd);
+            return EXIT_INPUT;
+        } else if (o->trace) {
+            return usage_error(cmd, "more than one trace given");
+        } else {
+            o->trace = a;
+        }
+#undef NEED_ARG
+    }
+    if (!o->trace)
+        return usage_error(cmd, "no trace given");
+    if (o->json && o->csv)
+        return usage_error(cmd, "--json and --csv exclude each other");
+    for (int i = 0; i < o->nvar; i++) {
+        if (!o->var_text[i])
+            return usage_error(cmd, "out of memory");
+        int rc = parse_variant(o->var_text[i], &o->var[i], &o->common, cmd);
+        if (rc)
+            return rc;
+        if (!o->var[i].name) {
+            static char names[MAX_VARIANTS][16];
+            snprintf(names[i], sizeof names[i], "v%d", i + 1);
+            o->var[i].name = names[i];
+        }
+    }
+    if (compare && o->nvar < 2)
+        return usage_error(cmd, "compare needs at least two --variant options");
+    return 0;
+}
+
+/* ---- setting up a variant ---- */
+
+static int build_config(const struct variant_opts *v, const struct variant_opts *common, struct l2_config *c,
+                        l2_err *e)
+{
+    l2_config_defaults(c);
+    if (v->config && l2_config_load(c, v->config, e) < 0)
+        return -1;
+    /* A variant's sets come after the common ones (it starts as a copy). */
+    for (int i = 0; i < v->nsets; i++)
+        if (l2_config_set(c, v->sets[i], e) < 0)
+            return -1;
+    (void)common;
+    return l2_config_check(c, e) < 0 ? l2_prefix(e, "%s", v->config ? v->config : "configuration") : 0;
+}
+
+static int load_policy_file(struct l2_sim *s, const char *path, struct l2_symtab *syms, l2_err *e)
+{
+    struct l2_trace *t;
+    struct l2_event ev;
+    if (l2_trace_open(&t, path, syms, e) < 0)
+        return -1;
+    int r;
+    while ((r = l2_trace_next(t, &ev, e)) > 0) {
+        if (l2_sim_policy_event(s, &ev, e) < 0) {
+            r = l2_prefix(e, "%s:%" PRIu64, path, ev.pos);
+            break;
+        }
+    }
+    l2_trace_close(t);
+    return r < 0 ? -1 : 0;
+}
+
+/* Reads the trace once, feeding every variant. Returns records read or -1. */
+static int64_t simulate(struct l2_sim **sims, int n, const char *path, struct l2_symtab *syms, l2_err *e)
+{
+    struct l2_trace *t;
+    struct l2_event ev;
+    int64_t records = 0;
+    if (l2_trace_open(&t, path, syms, e) < 0)
+        return -1;
+    int r;
+    while ((r = l2_trace_next(t, &ev, e)) > 0) {
+        records++;
+        for (int i = 0; i < n; i++) {
+            if (l2_sim_event(sims[i], &ev, e) < 0) {
+                l2_prefix(e, "%s:%" PRIu64, l2_trace_name(t), ev.pos);
+                l2_trace_close(t);
+                return -1;
+            }
+        }
+    }
+    l2_trace_close(t);
+    return r < 0 ? -1 : records;
+}
+
+static int setup_sim(struct l2_sim *s, const struct variant_opts *v, const struct variant_opts *common,
+                     struct l2_symtab *syms, l2_err *e)
+{
+    struct l2_config cfg;
+    if (build_config(v, common, &cfg, e) < 0)
+        return -1;
+    if (l2_sim_init(s, &cfg, v->sem, syms, e) < 0)
+        return -1;
+    if (v->policy && load_policy_file(s, v->policy, syms, e) < 0) {
+        l2_sim_free(s);
+        return -1;
+    }
+    return 0;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+    struct opts o;
+    int rc = parse_opts(argc, argv, "run", &o, help_run);
+    if (rc)
+        return rc;
+    l2_err e;
+    struct l2_symtab syms;
+    struct l2_sim sim;
+    if (l2_symtab_init(&syms, &e) < 0)
+        return die(&e);
+    if (setup_sim(&sim, &o.common, &o.common, &syms, &e) < 0) {
+        l2_symtab_free(&syms);
+        return die(&e);
+    }
+    struct l2_sim *sp = &sim;
+    int64_t records = simulate(&sp, 1, o.trace, &syms, &e);
+    if (records < 0) {
+        l2_sim_free(&sim);
+        l2_symtab_free(&syms);
+        return die(&e);
+    }
+    struct l2_run_info ri = {.trace = o.trace, .records = (uint64_t)records};
+    rc = 0;
+    if (o.write_expect) {
+        FILE *f = fopen(o.write_expect, "w");
+        if (!f) {
+            l2_fail(&e, "%s: cannot write expectation file", o.write_expect);
+            rc = die(&e);
+        } else {
+            l2_expect_write(f, &sim);
+            if (fclose(f) != 0) {
+                l2_fail(&e, "%s: write error", o.write_expect);
+                rc = die(&e);
+            }
+        }
+    }
+    if (rc == 0 && o.expect) {
+        int nd = l2_expect_check(o.expect, &sim, o.tolerance, stderr, &e);
+        if (nd < 0)
+            rc = die(&e);
+        else if (nd > 0) {
+            fprintf(stderr, "%s: %d hit rate(s) differ from %s\n", prog, nd, o.expect);
+            rc = EXIT_EXPECT;
+        }
+    }
+    if (rc != EXIT_INPUT) {
+        if (o.json)
+            l2_report_json(stdout, &sim, &ri);
+        else if (o.csv)
+            l2_report_csv(stdout, &sim, 1, NULL);
+        else
+            l2_report_table(stdout, &sim, &ri);
+    }
+    l2_sim_free(&sim);
+    l2_symtab_free(&syms);
+    return rc;
+}
+
+static int cmd_compare(int argc, char **argv)
+{
+    struct opts o;
+    int rc = parse_opts(argc, argv, "compare", &o, help_compare);
+    if (rc)
+        goto out;
+    l2_err e;
+    struct l2_symtab syms;
+    struct l2_sim sims[MAX_VARIANTS];
+    struct l2_sim *sp[MAX_VARIANTS];
+    const char *names[MAX_VARIANTS];
+    int ok = 0;
+    if (l2_symtab_init(&syms, &e) < 0) {
+        rc = die(&e);
+        goto out;
+    }
+    for (; ok < o.nvar; ok++) {
+        if (setup_sim(&sims[ok], &o.var[ok], &o.common, &syms, &e) < 0) {
+            l2_prefix(&e, "variant %s", o.var[ok].name);
+            rc = die(&e);
+            goto free_sims;
+        }
+        sp[ok] = &sims[ok];
+        names[ok] = o.var[ok].name;
+    }
+    int64_t records = simulate(sp, o.nvar, o.trace, &syms, &e);
+    if (records < 0) {
+        rc = die(&e);
+        goto free_sims;
+    }
+    struct l2_run_info ri = {.trace = o.trace, .records = (uint64_t)records};
+    if (o.json)
+        l2_compare_json(stdout, sp, names, (unsigned)o.nvar, &ri);
+    else if (o.csv)
+        for (int i = 0; i < o.nvar; i++)
+            l2_report_csv(stdout, sp[i], i == 0, names[i]);
+    else
+        l2_compare_table(stdout, sp, names, (unsigned)o.nvar, &ri);
+free_sims:
+    for (int i = 0; i < ok; i++)
+        l2_sim_free(&sims[i]);
+    l2_symtab_free(&syms);
+out:
+    for (int i = 0; i < o.nvar; i++)
+        free(o.var_text[i]);
+    return rc;
+}
+
+static int cmd_encode(int argc, char **argv)
+{
+    l2_err e;
+    if (argc == 0)
+        return usage_error("encode", "no request given");
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            help_encode(stdout);
+            return 0;
+        }
+    }
+    struct l2_policy_spec spec;
+    memset(&spec, 0, sizeof spec);
+    size_t lens[16];
+    if (argc > 16)
+        return usage_error("encode", "too many words");
+    for (int i = 0; i < argc; i++)
+        lens[i] = strlen(argv[i]);
+    enum l2_prio p;
+    if (argc == 1 && strncmp(argv[0], "0x", 2) == 0) {
+        spec.kind = POL_DESCRIPTOR;
+        if (l2_parse_u64(argv[0], lens[0], &spec.desc, &e) < 0 || l2_policy_check(&spec, &e) < 0)
+            return die(&e);
+    } else if (argc == 1 && l2_prio_parse(argv[0], lens[0], &p, NULL) == 0) {
+        spec.kind = POL_STATIC;
+        spec.primary = p;
+        spec.secondary = PRIO_EVICT_UNCHANGED;
+        if (p == PRIO_NO_ALLOCATE)
+            return usage_error("encode", "no_allocate has no policy descriptor (it is an instruction qualifier)");
+    } else if (l2_policy_parse(argc, (const char *const *)argv, lens, &spec, &e) < 0) {
+        return die(&e);
+    }
+    char buf[512];
+    printf("descriptor: 0x%016" PRIx64 "\n", l2_policy_encode(&spec));
+    l2_policy_describe(&spec, SEM_HARDWARE, buf, sizeof buf);
+    printf("hardware:   %s\n", buf);
+    l2_policy_describe(&spec, SEM_DOCUMENTED, buf, sizeof buf);
+    printf("documented: %s\n", buf);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        help_main(stderr);
+        return EXIT_INPUT;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "run") == 0)
+        return cmd_run(argc - 2, argv + 2);
+    if (strcmp(cmd, "compare") == 0)
+        return cmd_compare(argc - 2, argv + 2);
+    if (strcmp(cmd, "encode") == 0)
+        return cmd_encode(argc - 2, argv + 2);
+    if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+        help_main(stdout);
+        return 0;
+    }
+    if (strcmp(cmd, "--version") == 0) {
+        printf("l2sim %s\n", L2SIM_VERSION);
+        return 0;
+    }
+    fprintf(stderr, "%s: unknown command '%s'\n", prog, cmd);
+    help_main(stderr);
+    return EXIT_INPUT;
+}

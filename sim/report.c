@@ -1,0 +1,519 @@
+/*
+ * report.c - table, JSON, CSV, compare and expectation writers.
+ */
+#include "report.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One row of a report: a kernel, kernel x priority, kernel x tag, or the
+ * same for the totals.  `kernel` is 1-based, 0 for totals. */
+struct scope {
+    uint32_t kernel;
+    const char *kname;
+    const char *kind; /* "all", "priority", "tag" */
+    const char *name;
+    const struct l2_counters *c;
+};
+
+struct scopes {
+    struct scope *v;
+    size_t n;
+    struct l2_counters total, prio[L2_NPRIO], *tag;
+};
+
+static int used(const struct l2_counters *c)
+{
+    return c->accesses || c->sectors;
+}
+
+static void push(struct scopes *ss, size_t cap, struct scope sc)
+{
+    if (ss->n < cap)
+        ss->v[ss->n++] = sc;
+}
+
+/* Every row, kernels in trace order, then totals.  Returns 0 or -1 (memory). */
+static int collect(const struct l2_sim *s, struct scopes *ss)
+{
+    size_t cap = ((size_t)s->nk + 1) * (1 + L2_NPRIO + s->nbind);
+    memset(ss, 0, sizeof *ss);
+    ss->v = malloc(cap * sizeof *ss->v);
+    ss->tag = calloc(s->nbind ? s->nbind : 1, sizeof *ss->tag);
+    if (!ss->v || !ss->tag) {
+        free(ss->v);
+        free(ss->tag);
+        return -1;
+    }
+    for (uint32_t i = 0; i < s->nk; i++) {
+        const struct l2_kstats *k = &s->k[i];
+        push(ss, cap, (struct scope){i + 1, k->name, "all", "all", &k->total});
+        for (unsigned p = 0; p < L2_NPRIO; p++)
+            if (used(&k->prio[p]))
+                push(ss, cap, (struct scope){i + 1, k->name, "priority", l2_prio_names[p], &k->prio[p]});
+        for (uint32_t t = 0; t < k->ntag; t++)
+            if (used(&k->tag[t]))
+                push(ss, cap, (struct scope){i + 1, k->name, "tag", l2_sym_name(s->syms, t), &k->tag[t]});
+    }
+    l2_sim_totals(s, &ss->total, ss->prio, ss->tag);
+    push(ss, cap, (struct scope){0, "totals", "all", "all", &ss->total});
+    for (unsigned p = 0; p < L2_NPRIO; p++)
+        if (used(&ss->prio[p]))
+            push(ss, cap, (struct scope){0, "totals", "priority", l2_prio_names[p], &ss->prio[p]});
+    for (uint32_t t = 0; t < s->nbind; t++)
+        if (used(&ss->tag[t]))
+            push(ss, cap, (struct scope){0, "totals", "tag", l2_sym_name(s->syms, t), &ss->tag[t]});
+    return 0;
+}
+
+static void scopes_free(struct scopes *ss)
+{
+    free(ss->v);
+    free(ss->tag);
+}
+
+static double rate(uint64_t hits, uint64_t n)
+{
+    return n ? (double)hits / (double)n : NAN;
+}
+
+static const char *sem_name(enum l2_semantics s)
+{
+    return s == SEM_HARDWARE ? "hardware" : "documented";
+}
+
+/* ---- table ---- */
+
+static void pct(FILE *f, double r)
+{
+    if (isnan(r))
+        fprintf(f, " %7s", "-");
+    else
+        fprintf(f, " %7.2f", 100.0 * r);
+}
+
+static void table_row(FILE *f, const char *label, const struct l2_counters *c)
+{
+    fprintf(f, "  %-26s %10" PRIu64 " %11" PRIu64 " %11" PRIu64, label, c->accesses, c->sectors, c->sector_hits);
+    pct(f, rate(c->sector_hits, c->sectors));
+    pct(f, rate(c->near_hits, c->sectors));
+    pct(f, rate(c->read_hits, c->read_sectors));
+    fprintf(f, " %10" PRIu64 " %10" PRIu64 " %12" PRIu64 " %12" PRIu64 "\n", c->line_miss, c->sector_miss,
+            c->dram_rd, c->dram_wr);
+    if (c->unspecified)
+        fprintf(f, "  %-26s %10" PRIu64 " accesses outside the policy's ranges (unspecified priority)\n", "",
+                c->unspecified);
+}
+
+static void table_head(FILE *f)
+{
+    fprintf(f, "  %-26s %10s %11s %11s %7s %7s %7s %10s %10s %12s %12s\n", "scope", "accesses", "sectors", "hits",
+            "hit%", "near%", "load%", "line-miss", "sect-miss", "dram-rd-B", "dram-wr-B");
+}
+
+static void describe_defs(FILE *f, const struct l2_sim *s)
+{
+    char buf[512];
+    if (s->ndefs == 0)
+        return;
+    fprintf(f, "policies and windows (%s semantics):\n", sem_name(s->sem));
+    for (uint32_t i = 0; i < s->ndefs; i++) {
+        const struct l2_def_log *d = &s->defs[i];
+        if (d->is_window) {
+            l2_window_describe(&d->win, s->sem, buf, sizeof buf);
+            fprintf(f, "  stream %u: %s\n", d->name, buf);
+        } else {
+            l2_policy_describe(&d->pol, s->sem, buf, sizeof buf);
+            fprintf(f, "  %s: %s\n", l2_sym_name(s->syms, d->name), buf);
+        }
+    }
+}
+
+void l2_report_table(FILE *f, const struct l2_sim *s, const struct l2_run_info *ri)
+{
+    struct scopes ss;
+    fprintf(f, "l2sim %s report\n", L2SIM_VERSION);
+    fprintf(f, "trace: %s: %" PRIu64 " records read, %" PRIu64 " simulated (%" PRIu64 " accesses)\n", ri->trace,
+            ri->records, s->records, s->accesses);
+    if (ri->variant)
+        fprintf(f, "variant: %s\n", ri->variant);
+    fprintf(f, "semantics: %s\nconfiguration:\n", sem_name(s->sem));
+    l2_config_print(&s->l2.cfg, f, "  ");
+    char b1[32], b2[32];
+    fprintf(f, "  derived: %u partitions x %u sets x %llu ways; set-aside at end %s (%u ways per set)\n",
+            s->l2.nparts, s->l2.sets, (unsigned long long)s->l2.cfg.ways, l2_fmt_bytes(s->l2.setaside, b1, sizeof b1),
+            s->l2.quota);
+    (void)b2;
+    describe_defs(f, s);
+    if (collect(s, &ss) < 0) {
+        fprintf(f, "out of memory\n");
+        return;
+    }
+    uint32_t cur = UINT32_MAX;
+    for (size_t i = 0; i < ss.n; i++) {
+        const struct scope *sc = &ss.v[i];
+        if (sc->kernel != cur) {
+            cur = sc->kernel;
+            if (cur)
+                fprintf(f, "\nkernel %u: %s (stream %u)\n", cur, sc->kname, s->k[cur - 1].stream);
+            else
+                fprintf(f, "\ntotals\n");
+            table_head(f);
+        }
+        char label[160];
+        if (strcmp(sc->kind, "all") == 0)
+            snprintf(label, sizeof label, "all");
+        else
+            snprintf(label, sizeof label, "%s %s", strcmp(sc->kind, "tag") == 0 ? "tag" : "prio", sc->name);
+        table_row(f, label, sc->c);
+    }
+    scopes_free(&ss);
+}
+
+/* ---- JSON ---- */
+
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+static void json_rate(FILE *f, const char *key, uint64_t hits, uint64_t n)
+{
+    if (n)
+        fprintf(f, ", \"%s\": %.6f", key, (double)hits / (double)n);
+    else
+        fprintf(f, ", \"%s\": null", key);
+}
+
+static void json_counters(FILE *f, const struct l2_counters *c)
+{
+    const uint64_t *v = (const uint64_t *)c;
+    for (size_t i = 0; i < L2_NCOUNTERS; i++)
+        fprintf(f, "%s\"%s\": %" PRIu64, i ? ", " : "", l2_counter_names[i], v[i]);
+    json_rate(f, "hit_rate", c->sector_hits, c->sectors);
+    json_rate(f, "near_hit_rate", c->near_hits, c->sectors);
+    json_rate(f, "read_hit_rate", c->read_hits, c->read_sectors);
+}
+
+static void json_groups(FILE *f, const struct l2_counters prio[L2_NPRIO], const struct l2_counters *tag, uint32_t ntag,
+                        const struct l2_symtab *syms, const char *ind)
+{
+    int first = 1;
+    fprintf(f, ",\n%s\"by_priority\": {", ind);
+    for (unsigned p = 0; p < L2_NPRIO; p++) {
+        if (!used(&prio[p]))
+            continue;
+        fprintf(f, "%s\n%s  \"%s\": {", first ? "" : ",", ind, l2_prio_names[p]);
+        json_counters(f, &prio[p]);
+        fputc('}', f);
+        first = 0;
+    }
+    if (!first)
+        fprintf(f, "\n%s", ind);
+    fprintf(f, "},\n%s\"by_tag\": {", ind);
+    first = 1;
+    for (uint32_t t = 0; t < ntag; t++) {
+        if (!used(&tag[t]))
+            continue;
+        fprintf(f, "%s\n%s  ", first ? "" : ",", ind);
+        json_str(f, l2_sym_name(syms, t));
+        fputs(": {", f);
+        json_counters(f, &tag[t]);
+        fputc('}', f);
+        first = 0;
+    }
+    if (!first)
+        fprintf(f, "\n%s", ind);
+    fputc('}', f);
+}
+
+static void json_body(FILE *f, const struct l2_sim *s, const struct l2_run_info *ri, const char *ind)
+{
+    char buf[512];
+    fprintf(f, "%s\"l2sim\": \"%s\",\n%s\"trace\": ", ind, L2SIM_VERSION, ind);
+    json_str(f, ri->trace);
+    fprintf(f, ",\n%s\"records_read\": %" PRIu64 ",\n%s\"records_simulated\": %" PRIu64 ",\n%s\"accesses\": %" PRIu64
+               ",\n",
+            ind, ri->records, ind, s->records, ind, s->accesses);
+    fprintf(f, "%s\"semantics\": \"%s\",\n%s\"config\": {", ind, sem_name(s->sem), ind);
+    static const char *const keys[] = {"name",     "l2_size",   "line_size", "sector_size",  "ways",
+                                       "partitions", "sms",     "sm_map",    "far_copy",     "set_hash",
+                                       "hash_seed", "setaside", "setaside_max", "setaside_floor_ways",
+                                       "policy_seed", "dram_atom"};
+    for (size_t i = 0; i < L2_ARRAY_LEN(keys); i++) {
+        fprintf(f, "%s\"%s\": ", i ? ", " : "", keys[i]);
+        json_str(f, l2_config_get(&s->l2.cfg, keys[i], buf, sizeof buf));
+    }
+    fprintf(f, "},\n%s\"policies\": [", ind);
+    for (uint32_t i = 0; i < s->ndefs; i++) {
+        const struct l2_def_log *d = &s->defs[i];
+        fprintf(f, "%s\n%s  {", i ? "," : "", ind);
+        if (d->is_window) {
+            l2_window_describe(&d->win, s->sem, buf, sizeof buf);
+            fprintf(f, "\"window_stream\": %u, \"applied\": ", d->name);
+        } else {
+            l2_policy_describe(&d->pol, s->sem, buf, sizeof buf);
+            fputs("\"name\": ", f);
+            json_str(f, l2_sym_name(s->syms, d->name));
+            fprintf(f, ", \"descriptor\": \"0x%016" PRIx64 "\", \"applied\": ", l2_policy_encode(&d->pol));
+        }
+        json_str(f, buf);
+        fputc('}', f);
+    }
+    fprintf(f, "%s],\n%s\"kernels\": [", s->ndefs ? "\n" : "", ind);
+    char ind2[64];
+    snprintf(ind2, sizeof ind2, "%s    ", ind);
+    for (uint32_t i = 0; i < s->nk; i++) {
+        const struct l2_kstats *k = &s->k[i];
+        fprintf(f, "%s\n%s  {\"name\": ", i ? "," : "", ind);
+        json_str(f, k->name);
+        fprintf(f, ", \"index\": %u, \"stream\": %u, ", i + 1, k->stream);
+        json_counters(f, &k->total);
+        json_groups(f, k->prio, k->tag, k->ntag, s->syms, ind2);
+        fputc('}', f);
+    }
+    struct l2_counters total, prio[L2_NPRIO];
+    struct l2_counters *tag = calloc(s->nbind ? s->nbind : 1, sizeof *tag);
+    fprintf(f, "%s],\n%s\"totals\": {", s->nk ? "\n" : "", ind);
+    if (tag) {
+        l2_sim_totals(s, &total, prio, tag);
+        json_counters(f, &total);
+        fputc('}', f);
+        json_groups(f, prio, tag, s->nbind, s->syms, ind);
+        free(tag);
+    } else {
+        fputc('}', f);
+    }
+    fputc('\n', f);
+}
+
+void l2_report_json(FILE *f, const struct l2_sim *s, const struct l2_run_info *ri)
+{
+    fputs("{\n", f);
+    json_body(f, s, ri, "  ");
+    fputs("}\n", f);
+}
+
+/* ---- CSV ---- */
+
+void l2_report_csv(FILE *f, const struct l2_sim *s, int with_header, const char *variant)
+{
+    if (with_header) {
+        fputs(variant ? "variant,index,kernel,stream" : "index,kernel,stream", f);
+        for (size_t i = 0; i < L2_NCOUNTERS; i++)
+            fprintf(f, ",%s", l2_counter_names[i]);
+        fputs(",hit_rate,near_hit_rate,read_hit_rate\n", f);
+    }
+    for (uint32_t i = 0; i < s->nk; i++) {
+        const struct l2_kstats *k = &s->k[i];
+        if (variant)
+            fprintf(f, "%s,", variant);
+        fprintf(f, "%u,%s,%u", i + 1, k->name, k->stream);
+        const uint64_t *v = (const uint64_t *)&k->total;
+        for (size_t j = 0; j < L2_NCOUNTERS; j++)
+            fprintf(f, ",%" PRIu64, v[j]);
+        double r[3] = {rate(k->total.sector_hits, k->total.sectors), rate(k->total.near_hits, k->total.sectors),
+                       rate(k->total.read_hits, k->total.read_sectors)};
+        for (int j = 0; j < 3; j++) {
+            if (isnan(r[j]))
+                fputs(",", f);
+            else
+                fprintf(f, ",%.6f", r[j]);
+        }
+        fputc('\n', f);
+    }
+}
+
+/* ---- compare ---- */
+
+void l2_compare_table(FILE *f, struct l2_sim *const *v, const char *const *names, unsigned n,
+                      const struct l2_run_info *ri)
+{
+    struct scopes *ss = calloc(n, sizeof *ss);
+    if (!ss)
+        return;
+    for (unsigned i = 0; i < n; i++)
+        if (collect(v[i], &ss[i]) < 0)
+            goto out;
+    fprintf(f, "l2sim %s compare\ntrace: %s: %" PRIu64 " records read, %" PRIu64 " simulated\n", L2SIM_VERSION,
+            ri->trace, ri->records, v[0]->records);
+    for (unsigned i = 0; i < n; i++) {
+        char b[32];
+        fprintf(f, "variant %u: %s (%s semantics, l2_size %s, ways %llu, partitions %u, set-aside %s)\n", i + 1,
+                names[i], sem_name(v[i]->sem), l2_fmt_bytes(v[i]->l2.cfg.l2_size, b, sizeof b),
+                (unsigned long long)v[i]->l2.cfg.ways, v[i]->l2.nparts,
+                l2_fmt_bytes(v[i]->l2.cfg.setaside, (char[32]){0}, 32));
+    }
+    fprintf(f, "\nhit rate %% (sectors found in L2 / sectors); delta = variant - variant 1, in points\n");
+    fprintf(f, "%-36s", "kernel / scope");
+    for (unsigned i = 0; i < n; i++)
+        fprintf(f, " %12.12s", names[i]);
+    for (unsigned i = 1; i < n; i++)
+        fprintf(f, "  delta %-5u", i + 1);
+    fputc('\n', f);
+    /* Rows of variant 1; the same row is looked up in the others. */
+    for (size_t r = 0; r < ss[0].n; r++) {
+        const struct scope *a = &ss[0].v[r];
+        char label[200];
+        if (strcmp(a->kind, "all") == 0)
+            snprintf(label, sizeof label, "%u:%s", a->kernel, a->kname);
+        else
+            snprintf(label, sizeof label, "  %s %s", strcmp(a->kind, "tag") == 0 ? "tag" : "prio", a->name);
+        fprintf(f, "%-36.36s", label);
+        double base = rate(a->c->sector_hits, a->c->sectors);
+        double vals[64];
+        for (unsigned i = 0; i < n && i < 64; i++) {
+            vals[i] = NAN;
+            for (size_t q = 0; q < ss[i].n; q++) {
+                const struct scope *b = &ss[i].v[q];
+                if (b->kernel == a->kernel && strcmp(b->kind, a->kind) == 0 && strcmp(b->name, a->name) == 0) {
+                    vals[i] = rate(b->c->sector_hits, b->c->sectors);
+                    break;
+                }
+            }
+            if (isnan(vals[i]))
+                fprintf(f, " %12s", "-");
+            else
+                fprintf(f, " %12.2f", 100 * vals[i]);
+        }
+        for (unsigned i = 1; i < n && i < 64; i++) {
+            if (isnan(vals[i]) || isnan(base))
+                fprintf(f, "  %-11s", "-");
+            else
+                fprintf(f, "  %+-11.2f", 100 * (vals[i] - base));
+        }
+        fputc('\n', f);
+    }
+out:
+    for (unsigned i = 0; i < n; i++)
+        scopes_free(&ss[i]);
+    free(ss);
+}
+
+void l2_compare_json(FILE *f, struct l2_sim *const *v, const char *const *names, unsigned n,
+                     const struct l2_run_info *ri)
+{
+    fputs("{\n  \"variants\": [", f);
+    for (unsigned i = 0; i < n; i++) {
+        fprintf(f, "%s\n    {\n      \"variant\": ", i ? "," : "");
+        json_str(f, names[i]);
+        fputs(",\n", f);
+        json_body(f, v[i], ri, "      ");
+        fputs("    }", f);
+    }
+    fputs("\n  ]\n}\n", f);
+}
+
+/* ---- expectations ---- */
+
+static const char *const metrics[] = {"hit_rate", "near_hit_rate", "read_hit_rate"};
+
+static double metric(const struct l2_counters *c, unsigned m)
+{
+    switch (m) {
+    case 0:
+        return rate(c->sector_hits, c->sectors);
+    case 1:
+        return rate(c->near_hits, c->sectors);
+    default:
+        return rate(c->read_hits, c->read_sectors);
+    }
+}
+
+static void scope_key(const struct scope *sc, char *buf, size_t n)
+{
+    if (sc->kernel)
+        snprintf(buf, n, "kernel:%u:%s %s:%s", sc->kernel, sc->kname, sc->kind, sc->name);
+    else
+        snprintf(buf, n, "totals %s:%s", sc->kind, sc->name);
+}
+
+void l2_expect_write(FILE *f, const struct l2_sim *s)
+{
+    struct scopes ss;
+    if (collect(s, &ss) < 0)
+        return;
+    fputs("# l2sim expectation: SCOPE GROUP METRIC PERCENT (l2sim run --expect FILE compares with it)\n", f);
+    for (size_t i = 0; i < ss.n; i++) {
+        char key[300];
+        scope_key(&ss.v[i], key, sizeof key);
+        for (unsigned m = 0; m < L2_ARRAY_LEN(metrics); m++) {
+            double r = metric(ss.v[i].c, m);
+            if (!isnan(r))
+                fprintf(f, "%s %s %.4f\n", key, metrics[m], 100 * r);
+        }
+    }
+    scopes_free(&ss);
+}
+
+int l2_expect_check(const char *path, const struct l2_sim *s, double tol, FILE *diff, l2_err *e)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return l2_fail(e, "%s: cannot open expectation file", path);
+    struct scopes ss;
+    if (collect(s, &ss) < 0) {
+        fclose(f);
+        return l2_fail(e, "out of memory");
+    }
+    char line[600];
+    unsigned long ln = 0;
+    int ndiff = 0, rc = 0;
+    while (fgets(line, sizeof line, f)) {
+        ln++;
+        char *h = strchr(line, '#');
+        if (h)
+            *h = 0;
+        char scope[300], group[300], met[64], val[64], extra[8];
+        int k = sscanf(line, "%299s %299s %63s %63s %7s", scope, group, met, val, extra);
+        if (k <= 0)
+            continue;
+        double want;
+        if (k != 4 || l2_parse_double(val, strlen(val), &want, NULL) < 0) {
+            rc = l2_fail(e, "%s:%lu: expected 'SCOPE GROUP METRIC PERCENT'", path, ln);
+            break;
+        }
+        unsigned m;
+        for (m = 0; m < L2_ARRAY_LEN(metrics); m++)
+            if (strcmp(met, metrics[m]) == 0)
+                break;
+        if (m == L2_ARRAY_LEN(metrics)) {
+            rc = l2_fail(e, "%s:%lu: unknown metric '%s'", path, ln, met);
+            break;
+        }
+        char want_key[620];
+        snprintf(want_key, sizeof want_key, "%s %s", scope, group);
+        double got = NAN;
+        for (size_t i = 0; i < ss.n; i++) {
+            char key[300];
+            scope_key(&ss.v[i], key, sizeof key);
+            if (strcmp(key, want_key) == 0) {
+                got = 100 * metric(ss.v[i].c, m);
+                break;
+            }
+        }
+        if (isnan(got)) {
+            fprintf(diff, "%s %s: expected %.4f, not in this run\n", want_key, met, want);
+            ndiff++;
+        } else if (fabs(got - want) > tol + 5e-5) {
+            fprintf(diff, "%s %s: expected %.4f, got %.4f (%+.4f points; tolerance %.4f)\n", want_key, met, want, got,
+                    got - want, tol);
+            ndiff++;
+        }
+    }
+    fclose(f);
+    scopes_free(&ss);
+    return rc < 0 ? -1 : ndiff;
+}

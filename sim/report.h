@@ -1,0 +1,39 @@
+/*
+ * report.h - writers for what a simulation counted: the readable table,
+ * JSON, CSV, the side-by-side compare table, and expectation files for
+ * regression runs.  Reports read counters; they never re-simulate.
+ * Output is deterministic: the same counters give byte-identical text.
+ */
+#ifndef L2SIM_REPORT_H
+#define L2SIM_REPORT_H
+
+#include <stdio.h>
+
+#include "sim.h"
+
+#define L2SIM_VERSION "0.1.0"
+
+struct l2_run_info {
+    const char *trace;    /* trace name as given */
+    const char *variant;  /* variant name (compare) or NULL */
+    uint64_t records;     /* records read from the trace */
+};
+
+void l2_report_table(FILE *f, const struct l2_sim *s, const struct l2_run_info *ri);
+void l2_report_json(FILE *f, const struct l2_sim *s, const struct l2_run_info *ri);
+void l2_report_csv(FILE *f, const struct l2_sim *s, int with_header, const char *variant);
+
+/* Side by side: hit rates of every variant per kernel, priority and tag,
+ * with the difference to the first variant. */
+void l2_compare_table(FILE *f, struct l2_sim *const *v, const char *const *names, unsigned n,
+                      const struct l2_run_info *ri);
+void l2_compare_json(FILE *f, struct l2_sim *const *v, const char *const *names, unsigned n,
+                     const struct l2_run_info *ri);
+
+/* Expectations: "SCOPE NAME METRIC PERCENT" lines (see README). */
+void l2_expect_write(FILE *f, const struct l2_sim *s);
+/* Compares; writes one line per difference to `diff`.  Returns the number
+ * of differences, or -1 on a malformed file (e says where). */
+int l2_expect_check(const char *path, const struct l2_sim *s, double tolerance_pp, FILE *diff, l2_err *e);
+
+#endif

@@ -1,0 +1,301 @@
+/*
+ * sim.c - the resolver and statistics of one variant.
+ */
+#include "sim.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define NAME_OF(f, name) name,
+const char *const l2_counter_names[] = {L2_COUNTER_LIST(NAME_OF)};
+_Static_assert(sizeof(l2_counter_names) / sizeof(l2_counter_names[0]) == L2_NCOUNTERS, "counter names");
+
+void l2_counters_add(struct l2_counters *a, const struct l2_counters *b)
+{
+    uint64_t *x = (uint64_t *)a;
+    const uint64_t *y = (const uint64_t *)b;
+    for (size_t i = 0; i < L2_NCOUNTERS; i++)
+        x[i] += y[i];
+}
+
+static int grow_bind(struct l2_sim *s, uint32_t n, l2_err *e)
+{
+    if (n <= s->nbind)
+        return 0;
+    struct l2_binding *b = realloc(s->bind, n * sizeof *b);
+    if (!b)
+        return l2_fail(e, "out of memory");
+    memset(b + s->nbind, 0, (n - s->nbind) * sizeof *b);
+    for (uint32_t i = s->nbind; i < n; i++)
+        b[i].prio = l2_builtin_prio(i);
+    s->bind = b;
+    s->nbind = n;
+    return 0;
+}
+
+int l2_sim_init(struct l2_sim *s, const struct l2_config *cfg, enum l2_semantics sem, struct l2_symtab *syms,
+                l2_err *e)
+{
+    memset(s, 0, sizeof *s);
+    if (l2_init(&s->l2, cfg, e) < 0)
+        return -1;
+    s->sem = sem;
+    s->syms = syms;
+    s->seed = cfg->policy_seed;
+    if (grow_bind(s, syms->n > L2_NBUILTIN ? syms->n : L2_NBUILTIN, e) < 0) {
+        l2_sim_free(s);
+        return -1;
+    }
+    return 0;
+}
+
+void l2_sim_free(struct l2_sim *s)
+{
+    l2_free(&s->l2);
+    for (uint32_t i = 0; i < s->nk; i++) {
+        free(s->k[i].name);
+        free(s->k[i].tag);
+    }
+    free(s->k);
+    free(s->bind);
+    free(s->win);
+    free(s->defs);
+    memset(s, 0, sizeof *s);
+}
+
+static int log_def(struct l2_sim *s, const struct l2_def_log *d, l2_err *e)
+{
+    if (s->ndefs == s->capdefs) {
+        uint32_t cap = s->capdefs ? s->capdefs * 2 : 16;
+        struct l2_def_log *n = realloc(s->defs, cap * sizeof *n);
+        if (!n)
+            return l2_fail(e, "out of memory");
+        s->defs = n;
+        s->capdefs = cap;
+    }
+    s->defs[s->ndefs++] = *d;
+    return 0;
+}
+
+static int new_kernel(struct l2_sim *s, const char *name, uint32_t stream, uint64_t pos, l2_err *e)
+{
+    if (s->nk == s->capk) {
+        uint32_t cap = s->capk ? s->capk * 2 : 16;
+        struct l2_kstats *k = realloc(s->k, cap * sizeof *k);
+        if (!k)
+            return l2_fail(e, "out of memory");
+        s->k = k;
+        s->capk = cap;
+    }
+    struct l2_kstats *k = &s->k[s->nk];
+    memset(k, 0, sizeof *k);
+    k->name = strdup(name);
+    k->ntag = s->nbind;
+    k->tag = calloc(k->ntag, sizeof *k->tag);
+    if (!k->name || !k->tag) {
+        free(k->name);
+        free(k->tag);
+        return l2_fail(e, "out of memory");
+    }
+    k->stream = stream;
+    k->pos = pos;
+    s->nk++;
+    s->cur_win.active = 0;
+    for (uint32_t i = 0; i < s->nwin; i++)
+        if (s->win[i].stream == stream && s->win[i].on)
+            s->cur_win = s->win[i].win;
+    return 0;
+}
+
+static struct l2_stream_window *stream_window(struct l2_sim *s, uint32_t stream, l2_err *e)
+{
+    for (uint32_t i = 0; i < s->nwin; i++)
+        if (s->win[i].stream == stream)
+            return &s->win[i];
+    struct l2_stream_window *w = realloc(s->win, (s->nwin + 1) * sizeof *w);
+    if (!w) {
+        l2_fail(e, "out of memory");
+        return NULL;
+    }
+    s->win = w;
+    w = &s->win[s->nwin++];
+    memset(w, 0, sizeof *w);
+    w->stream = stream;
+    return w;
+}
+
+static inline void count(struct l2_counters *c, enum l2_op op, unsigned sectors, const struct l2_outcome *o,
+                         unsigned hits, unsigned miss, unsigned line_miss)
+{
+    c->sectors += sectors;
+    c->sector_hits += hits;
+    c->near_hits += (unsigned)__builtin_popcount(o->near_hit);
+    if (op == OP_READ) {
+        c->read_sectors += sectors;
+        c->read_hits += hits;
+    }
+    c->line_miss += line_miss;
+    c->sector_miss += miss - line_miss;
+    c->dram_rd += o->dram_rd;
+    c->dram_wr += o->dram_wr;
+}
+
+static int sim_access(struct l2_sim *s, const struct l2_event *ev, l2_err *e)
+{
+    if (ev->sm >= 0 && (uint64_t)ev->sm >= s->l2.cfg.sms)
+        return l2_fail(e, "sm=%d is not below sms = %llu of the configuration", ev->sm,
+                       (unsigned long long)s->l2.cfg.sms);
+    if (s->nk == 0 && new_kernel(s, "(default)", 0, 0, e) < 0)
+        return -1;
+    if (ev->tag >= s->nbind && grow_bind(s, ev->tag + 1, e) < 0)
+        return -1;
+    struct l2_kstats *k = &s->k[s->nk - 1];
+    if (ev->tag >= k->ntag) {
+        struct l2_counters *t = realloc(k->tag, s->nbind * sizeof *t);
+        if (!t)
+            return l2_fail(e, "out of memory");
+        memset(t + k->ntag, 0, (s->nbind - k->ntag) * sizeof *t);
+        k->tag = t;
+        k->ntag = s->nbind;
+    }
+    const struct l2_binding *b = &s->bind[ev->tag];
+    struct l2_counters *ct = &k->tag[ev->tag];
+    const unsigned ls = s->l2.line_shift, ss = s->l2.sector_shift;
+    const uint64_t lmask = ((uint64_t)1 << ls) - 1;
+    const uint64_t first = ev->addr >> ls, last = (ev->addr + ev->size - 1) >> ls;
+    const enum l2_op op = (enum l2_op)ev->op;
+    const int window = ev->tag == L2_TAG_GLOBAL && s->cur_win.active;
+    unsigned seen = 0;
+    int unspec = 0;
+
+    for (uint64_t line = first; line <= last; line++) {
+        unsigned lo = line == first ? (unsigned)((ev->addr & lmask) >> ss) : 0;
+        unsigned hi = line == last ? (unsigned)(((ev->addr + ev->size - 1) & lmask) >> ss) : s->l2.sectors - 1;
+        uint8_t mask = (uint8_t)(((2u << hi) - 1) & ~((1u << lo) - 1));
+        uint64_t la = line << ls;
+        enum l2_prio prio;
+        if (b->is_policy)
+            prio = l2_policy_apply(&b->pol, la, ls, s->seed, &unspec);
+        else if (window && la >= s->cur_win.base && la < s->cur_win.end)
+            prio = l2_share_pick(line, s->seed, s->cur_win.share60) ? s->cur_win.hit_prop : s->cur_win.miss_prop;
+        else
+            prio = b->prio;
+        if (op == OP_DISCARD && (la < ev->addr || la + lmask > ev->addr + ev->size - 1))
+            continue; /* only fully covered lines are discarded */
+        struct l2_outcome o;
+        l2_access(&s->l2, op, prio, line, mask, ev->sm, &o);
+        seen |= 1u << prio;
+        if (op == OP_APPLY || op == OP_DISCARD)
+            continue;
+        unsigned sectors = (unsigned)__builtin_popcount(mask);
+        unsigned hits = (unsigned)__builtin_popcount(o.hit);
+        unsigned miss = sectors - hits;
+        unsigned lmiss = (unsigned)__builtin_popcount(o.line_miss);
+        count(&k->total, op, sectors, &o, hits, miss, lmiss);
+        count(&k->prio[prio], op, sectors, &o, hits, miss, lmiss);
+        count(ct, op, sectors, &o, hits, miss, lmiss);
+    }
+    k->total.accesses++;
+    ct->accesses++;
+    k->total.unspecified += (unsigned)unspec;
+    ct->unspecified += (unsigned)unspec;
+    for (unsigned p = 0; p < L2_NPRIO; p++)
+        if (seen & (1u << p))
+            k->prio[p].accesses++;
+    s->accesses++;
+    return 0;
+}
+
+static int define_policy(struct l2_sim *s, const struct l2_event *ev, int lock, l2_err *e)
+{
+    if (grow_bind(s, ev->name + 1, e) < 0)
+        return -1;
+    struct l2_binding *b = &s->bind[ev->name];
+    if (b->locked && !lock)
+        return 0;
+    b->is_policy = 1;
+    b->locked = lock;
+    b->spec = ev->pol;
+    l2_policy_resolve(&ev->pol, s->sem, &b->pol);
+    struct l2_def_log d = {.is_window = 0, .name = ev->name, .pol = ev->pol};
+    return log_def(s, &d, e);
+}
+
+static int define_window(struct l2_sim *s, const struct l2_event *ev, int lock, l2_err *e)
+{
+    struct l2_stream_window *w = stream_window(s, ev->stream, e);
+    if (!w)
+        return -1;
+    if (w->locked && !lock)
+        return 0;
+    w->locked = lock;
+    w->on = ev->type == EV_WINDOW;
+    if (w->on) {
+        w->spec = ev->win;
+        l2_window_resolve(&ev->win, s->sem, &w->win);
+        struct l2_def_log d = {.is_window = 1, .name = ev->stream, .win = ev->win};
+        return log_def(s, &d, e);
+    }
+    return 0;
+}
+
+int l2_sim_event(struct l2_sim *s, const struct l2_event *ev, l2_err *e)
+{
+    s->records++;
+    switch (ev->type) {
+    case EV_ACCESS:
+        return sim_access(s, ev, e);
+    case EV_POLICY:
+        return define_policy(s, ev, 0, e);
+    case EV_WINDOW:
+    case EV_WINDOW_OFF:
+        return define_window(s, ev, 0, e);
+    case EV_SETASIDE:
+        if (ev->bytes > s->l2.cfg.setaside_max)
+            return l2_fail(e, "setaside %llu exceeds the maximum %llu (setaside_max of the configuration)",
+                           (unsigned long long)ev->bytes, (unsigned long long)s->l2.cfg.setaside_max);
+        if (s->setaside_locked)
+            return 0;
+        return l2_set_setaside(&s->l2, ev->bytes, e);
+    case EV_RESET:
+        l2_reset_persisting(&s->l2);
+        return 0;
+    case EV_KERNEL:
+        return new_kernel(s, ev->kname, ev->stream, ev->pos, e);
+    }
+    return l2_fail(e, "unknown event");
+}
+
+int l2_sim_policy_event(struct l2_sim *s, const struct l2_event *ev, l2_err *e)
+{
+    switch (ev->type) {
+    case EV_POLICY:
+        return define_policy(s, ev, 1, e);
+    case EV_WINDOW:
+    case EV_WINDOW_OFF:
+        return define_window(s, ev, 1, e);
+    case EV_SETASIDE:
+        if (l2_set_setaside(&s->l2, ev->bytes, e) < 0)
+            return -1;
+        s->setaside_locked = 1;
+        return 0;
+    default:
+        return l2_fail(e, "a policy file holds only policy, window and setaside lines");
+    }
+}
+
+void l2_sim_totals(const struct l2_sim *s, struct l2_counters *total, struct l2_counters prio[L2_NPRIO],
+                   struct l2_counters *tag)
+{
+    memset(total, 0, sizeof *total);
+    memset(prio, 0, L2_NPRIO * sizeof *prio);
+    memset(tag, 0, s->nbind * sizeof *tag);
+    for (uint32_t i = 0; i < s->nk; i++) {
+        const struct l2_kstats *k = &s->k[i];
+        l2_counters_add(total, &k->total);
+        for (unsigned p = 0; p < L2_NPRIO; p++)
+            l2_counters_add(&prio[p], &k->prio[p]);
+        for (uint32_t t = 0; t < k->ntag; t++)
+            l2_counters_add(&tag[t], &k->tag[t]);
+    }
+}

@@ -1,0 +1,110 @@
+/*
+ * sim.h - one simulated variant: an L2 (config), the bindings of tags to
+ * priorities and policies, the stream windows, and the statistics.  It
+ * consumes trace events in order (the resolver step: tag, policy or window
+ * -> applied priority per line) and feeds the L2.  Several l2_sim can
+ * consume the same events (compare); none holds global state.
+ */
+#ifndef L2SIM_SIM_H
+#define L2SIM_SIM_H
+
+#include <stdint.h>
+
+#include "config.h"
+#include "l2.h"
+#include "policy.h"
+#include "symtab.h"
+#include "trace.h"
+
+/* Counters of one scope (a kernel, a kernel x priority, a kernel x tag). */
+#define L2_COUNTER_LIST(X)                                                  \
+    X(accesses, "accesses")                                                 \
+    X(sectors, "sectors")                                                   \
+    X(sector_hits, "sector_hits")                                           \
+    X(near_hits, "near_sector_hits")                                        \
+    X(read_sectors, "read_sectors")                                         \
+    X(read_hits, "read_sector_hits")                                        \
+    X(line_miss, "line_miss_sectors")                                       \
+    X(sector_miss, "sector_only_miss_sectors")                              \
+    X(dram_rd, "dram_read_bytes")                                           \
+    X(dram_wr, "dram_write_bytes")                                          \
+    X(unspecified, "unspecified_accesses")
+
+struct l2_counters {
+#define L2_X_CTR(f, name) uint64_t f;
+    L2_COUNTER_LIST(L2_X_CTR)
+#undef L2_X_CTR
+};
+#define L2_NCOUNTERS (sizeof(struct l2_counters) / sizeof(uint64_t))
+extern const char *const l2_counter_names[];
+
+void l2_counters_add(struct l2_counters *a, const struct l2_counters *b);
+
+struct l2_kstats {
+    char *name;
+    uint32_t stream;
+    uint64_t pos; /* trace position of the kernel line */
+    struct l2_counters total;
+    struct l2_counters prio[L2_NPRIO];
+    struct l2_counters *tag; /* ntag entries, by tag id */
+    uint32_t ntag;
+};
+
+/* How a tag is resolved. */
+struct l2_binding {
+    int is_policy;
+    int locked; /* defined by --policy: trace definitions are ignored */
+    enum l2_prio prio;       /* built-in tags */
+    struct l2_policy_spec spec;
+    struct l2_policy pol;
+};
+
+struct l2_stream_window {
+    uint32_t stream;
+    int locked;
+    int on;
+    struct l2_window_spec spec;
+    struct l2_window win;
+};
+
+/* A policy or window as defined, for the report. */
+struct l2_def_log {
+    int is_window;
+    uint32_t name; /* policy symbol id or stream */
+    struct l2_policy_spec pol;
+    struct l2_window_spec win;
+};
+
+struct l2_sim {
+    struct l2 l2;
+    enum l2_semantics sem;
+    struct l2_symtab *syms;
+    uint64_t seed; /* policy_seed */
+    struct l2_binding *bind;
+    uint32_t nbind;
+    struct l2_stream_window *win;
+    uint32_t nwin;
+    struct l2_window cur_win; /* of the current kernel */
+    int setaside_locked;
+    struct l2_kstats *k;
+    uint32_t nk, capk;
+    struct l2_def_log *defs;
+    uint32_t ndefs, capdefs;
+    uint64_t records;  /* events consumed */
+    uint64_t accesses; /* access events simulated */
+};
+
+int l2_sim_init(struct l2_sim *s, const struct l2_config *cfg, enum l2_semantics sem, struct l2_symtab *syms,
+                l2_err *e);
+void l2_sim_free(struct l2_sim *s);
+/* Consumes one trace event.  On error e holds the reason (no position). */
+int l2_sim_event(struct l2_sim *s, const struct l2_event *ev, l2_err *e);
+/* Consumes one event of a --policy file: policy, window and setaside
+ * lines, which then override the trace's definitions of the same name,
+ * stream or set-aside. */
+int l2_sim_policy_event(struct l2_sim *s, const struct l2_event *ev, l2_err *e);
+/* Sums every kernel into the totals. */
+void l2_sim_totals(const struct l2_sim *s, struct l2_counters *total, struct l2_counters prio[L2_NPRIO],
+                   struct l2_counters *tag /* s->nbind entries */);
+
+#endif
