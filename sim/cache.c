@@ -50,25 +50,32 @@ uint64_t l2_cache_victim(const struct l2_cache *c, uint32_t set)
     uint64_t base = (uint64_t)set * c->ways;
     int64_t best[L2_NCLASS] = {-1, -1, -1};
     uint64_t age[L2_NCLASS] = {UINT64_MAX, UINT64_MAX, UINT64_MAX};
-    uint32_t last = 0;
+    uint32_t n[L2_NCLASS] = {0, 0, 0};
     for (uint32_t w = 0; w < c->ways; w++) {
         uint64_t i = base + w;
         if (c->tag[i] == L2_TAG_NONE)
             return i;
         unsigned k = c->cls[i];
-        last += k == CLS_LAST;
+        n[k]++;
         if (c->stamp[i] < age[k]) {
             age[k] = c->stamp[i];
             best[k] = (int64_t)i;
         }
     }
-    if (best[CLS_FIRST] >= 0)
+    /* evict_first lines go first once they hold first_ways ways */
+    if (best[CLS_FIRST] >= 0 && n[CLS_FIRST] >= c->first_ways)
         return (uint64_t)best[CLS_FIRST];
-    if (last > c->quota && best[CLS_LAST] >= 0 && (best[CLS_NORMAL] < 0 || age[CLS_LAST] < age[CLS_NORMAL]))
-        return (uint64_t)best[CLS_LAST];
-    if (best[CLS_NORMAL] >= 0)
-        return (uint64_t)best[CLS_NORMAL];
-    return (uint64_t)best[CLS_LAST];
+    /* below that, they compete with normal lines, and so do evict_last
+     * lines beyond the quota */
+    int64_t v = best[CLS_NORMAL];
+    uint64_t a = age[CLS_NORMAL];
+    if (best[CLS_FIRST] >= 0 && age[CLS_FIRST] < a) {
+        v = best[CLS_FIRST];
+        a = age[CLS_FIRST];
+    }
+    if (n[CLS_LAST] > c->quota && best[CLS_LAST] >= 0 && (v < 0 || age[CLS_LAST] < a))
+        v = best[CLS_LAST];
+    return (uint64_t)(v >= 0 ? v : best[CLS_LAST]);
 }
 
 void l2_cache_demote_all(struct l2_cache *c)

@@ -8,12 +8,14 @@
  *    class and a last-use stamp.  All arrays are allocated once (sets x
  *    ways, structure of arrays); nothing is allocated per access.
  *  - Priority classes: FIRST (evict_first), NORMAL, LAST (evict_last).
- *  - Victim choice in a full set: an invalid way if any; else the least
- *    recently used FIRST line; else, if the set holds more LAST lines than
- *    its quota, the least recently used of the NORMAL and LAST lines
- *    together (LAST lines beyond the quota compete like normal ones); else
- *    the least recently used NORMAL line; else the least recently used LAST
- *    line.  The quota is the persisting set-aside expressed in ways.
+ *  - Victim choice in a full set: an invalid way if any; else, if the set
+ *    holds at least first_ways FIRST lines, the least recently used FIRST
+ *    line (a stream of evict_first fills cycles through first_ways ways of
+ *    each set and leaves the rest alone); else the least recently used of
+ *    the NORMAL and FIRST lines, together with the LAST lines when the set
+ *    holds more of them than its quota (LAST lines beyond the quota compete
+ *    like normal ones); else the least recently used LAST line.  The quota
+ *    is the persisting set-aside expressed in ways.
  *  - Every lookup that finds the line makes it the most recently used.
  *  - The cache itself knows nothing of DRAM: callers read the evicted
  *    line's dirty mask before installing a new one.
@@ -37,7 +39,8 @@ struct l2_cache {
     uint8_t *dirty;  /* dirty sectors */
     uint8_t *cls;    /* enum l2_class */
     uint64_t clock;
-    uint32_t quota; /* LAST ways per set protected from normal victims */
+    uint32_t quota;      /* LAST ways per set protected from normal victims */
+    uint32_t first_ways; /* FIRST lines per set before they become the first victims */
 };
 
 int l2_cache_init(struct l2_cache *c, uint32_t sets, uint32_t ways, l2_err *e);

@@ -18,7 +18,7 @@
 enum cfg_type { CFG_BYTES, CFG_UINT, CFG_DOUBLE, CFG_STR, CFG_ENUM };
 
 /* Set-index hash functions (see l2.c). */
-#define L2_SETHASH_LIST(X) X(SETHASH_MIX, "mix") X(SETHASH_XOR, "xor")
+#define L2_SETHASH_LIST(X) X(SETHASH_MIX, "mix") X(SETHASH_XOR, "xor") X(SETHASH_CHUNK, "chunk") X(SETHASH_STRIPE, "stripe")
 enum l2_sethash { L2_SETHASH_LIST(L2_X_ENUM) L2_NSETHASH };
 
 /* SM to partition maps (see l2.c). */
@@ -32,7 +32,7 @@ enum l2_smmap { L2_SMMAP_LIST(L2_X_ENUM) L2_NSMMAP };
  */
 #define L2_CONFIG_KEYS(X)                                                                       \
     X(name, CFG_STR, 0, 0, "H100 SXM5 80GB (built-in defaults)", NULL, "GPU name shown in reports")                       \
-    X(l2_size, CFG_BYTES, 4096, 1ULL << 40, 50ULL << 20, NULL,                                 \
+    X(l2_size, CFG_BYTES, 128, 1ULL << 40, 50ULL << 20, NULL,                                 \
       "total L2 capacity (all partitions); need not be a power of two")                         \
     X(line_size, CFG_BYTES, 32, 1024, 128, NULL, "cache line size, a power of two")             \
     X(sector_size, CFG_BYTES, 8, 1024, 32, NULL,                                                \
@@ -45,8 +45,12 @@ enum l2_smmap { L2_SMMAP_LIST(L2_X_ENUM) L2_NSMMAP };
     X(far_copy, CFG_UINT, 0, 1, 1, NULL,                                                        \
       "1: a load served by the far (home) partition leaves a copy in the near one")             \
     X(set_hash, CFG_ENUM, 0, 0, SETHASH_MIX, &sethash_enum,                                  \
-      "set index function: mix (64-bit mixing hash) or xor (xor-fold of line address bits)")    \
+      "set index: mix (hash of each line), xor (xor-fold of line bits) chunk (hash_chunk runs of lines over consecutive slots) or stripe (consecutive lines in consecutive sets over hash_chunk runs, home partition hashed per line)") \
+    X(hash_chunk, CFG_BYTES, 128, 1ULL << 40, 1ULL << 20, NULL,                                 \
+      "set_hash = chunk: bytes of consecutive lines spread over consecutive partition/set slots") \
     X(hash_seed, CFG_UINT, 0, UINT32_MAX, 0, NULL, "seed of the set-index and home hashes")     \
+    X(first_ways, CFG_UINT, 0, 32, 1, NULL,                                                     \
+      "evict_first lines a set holds before they are its first victims (0 or 1: always first)") \
     X(setaside, CFG_BYTES, 0, 1ULL << 40, 9830400, NULL,                                              \
       "persisting set-aside in force when the trace starts (cudaLimitPersistingL2CacheSize)")   \
     X(setaside_max, CFG_BYTES, 0, 1ULL << 40, 32768000, NULL,                                          \

@@ -41,6 +41,7 @@ int l2_init(struct l2 *l, const struct l2_config *cfg, l2_err *e)
     l->full_mask = (uint8_t)((1u << l->sectors) - 1);
     l->sets = (uint32_t)(cfg->l2_size / (cfg->line_size * cfg->ways * cfg->partitions));
     l->seed = l2_mix64(cfg->hash_seed + 0x51ed270b27a3c5d1ULL);
+    l->chunk_shift = log2u(cfg->hash_chunk) > l->line_shift ? log2u(cfg->hash_chunk) - l->line_shift : 0;
     l->part = calloc(l->nparts, sizeof *l->part);
     l->sm_part = calloc(cfg->sms, sizeof *l->sm_part);
     if (!l->part || !l->sm_part) {
@@ -52,6 +53,7 @@ int l2_init(struct l2 *l, const struct l2_config *cfg, l2_err *e)
             l2_free(l);
             return -1;
         }
+        l->part[p].first_ways = (uint32_t)cfg->first_ways;
     }
     for (uint64_t s = 0; s < cfg->sms; s++) {
         uint64_t p = cfg->sm_map == SMMAP_HALF ? s * l->nparts / cfg->sms : s % l->nparts;
@@ -119,6 +121,22 @@ void l2_locate(const struct l2 *l, uint64_t line, unsigned *home, uint32_t *set)
         *home = (unsigned)(__builtin_popcountll(line & 0x5a5a5a5a5aULL) % l->nparts);
         return;
     }
+    case SETHASH_CHUNK: {
+        /* a run of 2^chunk_shift lines takes consecutive (set, partition)
+         * slots from a hashed start: spread evenly within the run */
+        uint64_t slots = (uint64_t)l->sets * l->nparts;
+        uint64_t g = (line + l2_mix64((line >> l->chunk_shift) ^ l->seed)) % slots;
+        *home = (unsigned)(g % l->nparts);
+        *set = (uint32_t)(g / l->nparts);
+        return;
+    }
+    case SETHASH_STRIPE:
+        /* consecutive lines take consecutive sets within a run of
+         * 2^chunk_shift lines from a hashed start; home hashed per line */
+        h = l2_mix64(line ^ l->seed);
+        *set = (uint32_t)((line + l2_mix64((line >> l->chunk_shift) ^ ~l->seed)) % l->sets);
+        *home = (unsigned)(((h & 0xffffffffu) * l->nparts) >> 32);
+        return;
     default:
         h = l2_mix64(line ^ l->seed);
         *set = (uint32_t)(((unsigned __int128)h * l->sets) >> 64);
@@ -211,10 +229,10 @@ void l2_access(struct l2 *l, enum l2_op op, enum l2_prio prio, uint64_t line, ui
             if (have) {
                 l2_cache_touch(nc, (uint64_t)s);
                 hit_class(nc, (uint64_t)s, prio, 1);
-                if (prio != PRIO_EVICT_UNCHANGED && prio != PRIO_NO_ALLOCATE) {
-                    int64_t hs = l2_cache_find(hc, set, line);
-                    if (hs >= 0)
-                        hit_class(hc, (uint64_t)hs, prio, 0);
+                int64_t hs = l2_cache_find(hc, set, line);
+                if (hs >= 0) {
+                    l2_cache_touch(hc, (uint64_t)hs);
+                    hit_class(hc, (uint64_t)hs, prio, 0);
                 }
             }
         }
@@ -261,14 +279,18 @@ void l2_access(struct l2 *l, enum l2_op op, enum l2_prio prio, uint64_t line, ui
     }
     case OP_APPLY:
     case OP_DISCARD:
-        for (unsigned p = 0; p < l->nparts; p++) {
-            int64_t c = l2_cache_find(&l->part[p], set, line);
-            if (c < 0)
-                continue;
-            if (op == OP_DISCARD)
-                l2_cache_drop(&l->part[p], (uint64_t)c);
-            else if (l->part[p].cls[c] == CLS_LAST)
-                l->part[p].cls[c] = CLS_NORMAL;
+        /* performed where the request goes: the near partition, then home */
+        for (unsigned k = 0; k < 2; k++) {
+            struct l2_cache *c = &l->part[k ? home : near];
+            int64_t slot = l2_cache_find(c, set, line);
+            if (slot >= 0) {
+                if (op == OP_DISCARD)
+                    l2_cache_drop(c, (uint64_t)slot);
+                else if (c->cls[slot] == CLS_LAST)
+                    c->cls[slot] = CLS_NORMAL;
+            }
+            if (near == home)
+                break;
         }
         return;
     default:

@@ -14,15 +14,16 @@
  *    read from DRAM and filled at home.  With far_copy = 1, a load whose
  *    near partition is not the home leaves the line's sectors in the near
  *    partition too (a copy: never dirty, class evict_first for
- *    evict_first loads and normal otherwise).  A near hit whose priority
- *    is not evict_unchanged also updates the home line's class.
+ *    evict_first loads and normal otherwise).  A near hit also refreshes
+ *    the home line (recency, and class as a hit at home would set it).
  *  - Stores: write-allocate at sector granularity in the home partition
  *    (no DRAM read; sectors become valid and dirty); copies of the line in
  *    other partitions are dropped.  no_allocate stores that miss write
  *    through to DRAM.
- *  - Prefetch fills the home partition only.  applypriority demotes an
- *    evict_last line to normal in every partition; discard drops the line
- *    everywhere without a write-back.
+ *  - Prefetch fills the home partition only.  applypriority (demote
+ *    evict_last to normal) and discard (drop without write-back) act where
+ *    the request goes: the issuing SM's near partition and the home
+ *    partition; copies in other partitions stay.
  *  - Priority classes on a hit: evict_first, evict_normal and evict_last
  *    set the class (evict_normal demotes evict_last); evict_unchanged and
  *    no_allocate leave it.  Fills: evict_last fills LAST, evict_first fills
@@ -56,6 +57,7 @@ struct l2 {
     uint8_t full_mask;
     uint32_t sets; /* per partition */
     uint64_t seed;
+    unsigned chunk_shift; /* set_hash = chunk: log2(lines per run) */
     uint32_t quota;
     uint64_t setaside;
     uint16_t *sm_part; /* cfg.sms entries */

@@ -308,6 +308,22 @@ void l2_report_json(FILE *f, const struct l2_sim *s, const struct l2_run_info *r
 
 /* ---- CSV ---- */
 
+/* A CSV field, quoted when it holds a comma, quote or newline. */
+static void csv_str(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\n\r")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
 void l2_report_csv(FILE *f, const struct l2_sim *s, int with_header, const char *variant)
 {
     if (with_header) {
@@ -318,9 +334,13 @@ void l2_report_csv(FILE *f, const struct l2_sim *s, int with_header, const char 
     }
     for (uint32_t i = 0; i < s->nk; i++) {
         const struct l2_kstats *k = &s->k[i];
-        if (variant)
-            fprintf(f, "%s,", variant);
-        fprintf(f, "%u,%s,%u", i + 1, k->name, k->stream);
+        if (variant) {
+            csv_str(f, variant);
+            fputc(',', f);
+        }
+        fprintf(f, "%u,", i + 1);
+        csv_str(f, k->name);
+        fprintf(f, ",%u", k->stream);
         const uint64_t *v = (const uint64_t *)&k->total;
         for (size_t j = 0; j < L2_NCOUNTERS; j++)
             fprintf(f, ",%" PRIu64, v[j]);

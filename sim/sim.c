@@ -159,6 +159,10 @@ static int sim_access(struct l2_sim *s, const struct l2_event *ev, l2_err *e)
         k->ntag = s->nbind;
     }
     const struct l2_binding *b = &s->bind[ev->tag];
+    if (ev->tag >= L2_NBUILTIN && !b->is_policy)
+        return l2_fail(e, "tag '%s' names no policy in this configuration", l2_sym_name(s->syms, ev->tag));
+    if (ev->size == 0 || ev->size > L2_MAX_ACCESS || ev->addr > UINT64_MAX - ev->size)
+        return l2_fail(e, "access size %u is outside 1..%u bytes", ev->size, L2_MAX_ACCESS);
     struct l2_counters *ct = &k->tag[ev->tag];
     const unsigned ls = s->l2.line_shift, ss = s->l2.sector_shift;
     const uint64_t lmask = ((uint64_t)1 << ls) - 1;
@@ -173,10 +177,11 @@ static int sim_access(struct l2_sim *s, const struct l2_event *ev, l2_err *e)
         unsigned hi = line == last ? (unsigned)(((ev->addr + ev->size - 1) & lmask) >> ss) : s->l2.sectors - 1;
         uint8_t mask = (uint8_t)(((2u << hi) - 1) & ~((1u << lo) - 1));
         uint64_t la = line << ls;
+        uint64_t pa = la > ev->addr ? la : ev->addr; /* first byte of the access in this line */
         enum l2_prio prio;
         if (b->is_policy)
-            prio = l2_policy_apply(&b->pol, la, ls, s->seed, &unspec);
-        else if (window && la >= s->cur_win.base && la < s->cur_win.end)
+            prio = l2_policy_apply(&b->pol, pa, ls, s->seed, &unspec);
+        else if (window && pa >= s->cur_win.base && pa < s->cur_win.end)
             prio = l2_share_pick(line, s->seed, s->cur_win.share60) ? s->cur_win.hit_prop : s->cur_win.miss_prop;
         else
             prio = b->prio;

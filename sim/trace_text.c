@@ -83,6 +83,8 @@ static int next_line(struct l2_trace *t, const char **s, size_t *n, l2_err *e)
         char *p = t->buf + t->pos;
         size_t avail = t->len - t->pos;
         char *nl = avail ? memchr(p, '\n', avail) : NULL;
+        if (nl && (size_t)(nl - p) >= MAX_LINE)
+            return l2_fail(e, "%s:%" PRIu64 ": line longer than %u bytes", t->name, t->lineno + 1, MAX_LINE);
         if (nl) {
             *s = p;
             *n = (size_t)(nl - p);
@@ -93,6 +95,8 @@ static int next_line(struct l2_trace *t, const char **s, size_t *n, l2_err *e)
         if (t->eof) {
             if (!avail)
                 return 0;
+            if (avail >= MAX_LINE)
+                return l2_fail(e, "%s:%" PRIu64 ": line longer than %u bytes", t->name, t->lineno + 1, MAX_LINE);
             *s = p;
             *n = avail;
             t->pos = t->len;

@@ -1,0 +1,1 @@
+run --set ways=0 traces/quickstart.trace

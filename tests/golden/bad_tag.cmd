@@ -1,0 +1,1 @@
+run tests/golden/bad_tag.trace

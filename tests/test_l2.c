@@ -1,0 +1,754 @@
+/*
+ * test_l2.c - the L2 system on tiny configurations: sector accounting,
+ * write-allocate and write-back, discard, priority updates, no_allocate,
+ * set-aside quota, reset, and near/far partitions with copies.
+ */
+#include "tests.h"
+
+#include "l2.h"
+#include "sim.h"
+
+/* A 4 KiB L2, 4 ways, `parts` partitions, 4 SMs (sm mod parts), set-aside
+ * 0 with a floor of 1 way, plus the extra "key=value" settings. */
+static void tiny_config(struct l2_config *c, unsigned parts, const char *const *extra)
+{
+    l2_err e;
+    char kv[64];
+    l2_config_defaults(c);
+    const char *base[] = {"l2_size=4KiB", "ways=4",           "sms=4", "sm_map=mod", "setaside_max=4KiB",
+                          "setaside=0",   "setaside_floor_ways=1"};
+    for (size_t i = 0; i < sizeof base / sizeof base[0]; i++)
+        ck_assert_msg(l2_config_set(c, base[i], &e) == 0, "%s", e.msg);
+    snprintf(kv, sizeof kv, "partitions=%u", parts);
+    ck_assert_msg(l2_config_set(c, kv, &e) == 0, "%s", e.msg);
+    for (; extra && *extra; extra++)
+        ck_assert_msg(l2_config_set(c, *extra, &e) == 0, "%s", e.msg);
+}
+
+static void tiny(struct l2 *l, unsigned parts, const char *const *extra)
+{
+    struct l2_config c;
+    l2_err e;
+    tiny_config(&c, parts, extra);
+    ck_assert_msg(l2_init(l, &c, &e) == 0, "%s", e.msg);
+}
+
+/* The first n lines (from 1000) whose set is `set` and, if home >= 0,
+ * whose home partition is `home`. */
+static void lines_in_set(const struct l2 *l, uint32_t set, int home, unsigned n, uint64_t *out)
+{
+    unsigned k = 0;
+    for (uint64_t line = 1000; k < n; line++) {
+        unsigned h;
+        uint32_t s;
+        l2_locate(l, line, &h, &s);
+        if (s == set && (home < 0 || (int)h == home))
+            out[k++] = line;
+        ck_assert_uint_lt(line, 10000000);
+    }
+}
+
+static int64_t slot_of(const struct l2 *l, unsigned part, uint64_t line)
+{
+    unsigned h;
+    uint32_t set;
+    l2_locate(l, line, &h, &set);
+    return l2_cache_find(&l->part[part], set, line);
+}
+
+static unsigned home_of(const struct l2 *l, uint64_t line)
+{
+    unsigned h;
+    uint32_t set;
+    l2_locate(l, line, &h, &set);
+    return h;
+}
+
+/* One access; returns the outcome. */
+static struct l2_outcome acc(struct l2 *l, enum l2_op op, enum l2_prio p, uint64_t line, uint8_t mask, int sm)
+{
+    struct l2_outcome o;
+    memset(&o, 0xa5, sizeof o);
+    l2_access(l, op, p, line, mask, sm, &o);
+    return o;
+}
+
+START_TEST(geometry)
+{
+    struct l2 l;
+    tiny(&l, 1, NULL);
+    ck_assert_uint_eq(l.nparts, 1);
+    ck_assert_uint_eq(l.sets, 8);
+    ck_assert_uint_eq(l.line_shift, 7);
+    ck_assert_uint_eq(l.sector_shift, 5);
+    ck_assert_uint_eq(l.sectors, 4);
+    ck_assert_uint_eq(l.full_mask, 0xf);
+    for (uint64_t line = 0; line < 1000; line++) {
+        unsigned h;
+        uint32_t s;
+        l2_locate(&l, line, &h, &s);
+        ck_assert_uint_eq(h, 0);
+        ck_assert_uint_lt(s, 8);
+    }
+    l2_free(&l);
+    tiny(&l, 2, NULL);
+    ck_assert_uint_eq(l.sets, 4);
+    unsigned homes[2] = {0, 0};
+    for (uint64_t line = 0; line < 1000; line++)
+        homes[home_of(&l, line)]++;
+    ck_assert_uint_gt(homes[0], 400);
+    ck_assert_uint_gt(homes[1], 400);
+    l2_free(&l);
+}
+END_TEST
+
+START_TEST(sector_accounting)
+{
+    struct l2 l;
+    struct l2_outcome o;
+    tiny(&l, 1, NULL);
+    const uint64_t L = 4242;
+    o = acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, L, 0x1, -1);
+    ck_assert_uint_eq(o.hit, 0);
+    ck_assert_uint_eq(o.near_hit, 0);
+    ck_assert_uint_eq(o.line_miss, 0x1);
+    ck_assert_uint_eq(o.dram_rd, 32);
+    ck_assert_uint_eq(o.dram_wr, 0);
+    o = acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, L, 0x1, -1);
+    ck_assert_uint_eq(o.hit, 0x1);
+    ck_assert_uint_eq(o.near_hit, 0x1);
+    ck_assert_uint_eq(o.line_miss, 0);
+    ck_assert_uint_eq(o.dram_rd, 0);
+    /* partial hit: the line is there, 3 sectors are not (sector misses) */
+    o = acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, L, 0xf, -1);
+    ck_assert_uint_eq(o.hit, 0x1);
+    ck_assert_uint_eq(o.line_miss, 0);
+    ck_assert_uint_eq(o.dram_rd, 96);
+    o = acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, L, 0xf, -1);
+    ck_assert_uint_eq(o.hit, 0xf);
+    ck_assert_uint_eq(o.dram_rd, 0);
+    /* only the sectors asked for are filled */
+    o = acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, L + 1, 0x6, -1);
+    ck_assert_uint_eq(o.line_miss, 0x6);
+    ck_assert_uint_eq(o.dram_rd, 64);
+    ck_assert_uint_eq(l.part[0].valid[slot_of(&l, 0, L + 1)], 0x6);
+    l2_free(&l);
+}
+END_TEST
+
+START_TEST(dram_atom_granules)
+{
+    struct l2 l;
+    struct l2_outcome o;
+    const char *extra[] = {"dram_atom=64", NULL};
+    tiny(&l, 1, extra);
+    o = acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, 10, 0x1, -1);
+    ck_assert_uint_eq(o.dram_rd, 64);
+    o = acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, 11, 0x3, -1);
+    ck_assert_uint_eq(o.dram_rd, 64);
+    o = acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, 12, 0x5, -1);
+    ck_assert_uint_eq(o.dram_rd, 128);
+    o = acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, 13, 0x6, -1);
+    ck_assert_uint_eq(o.dram_rd, 128);
+    l2_free(&l);
+}
+END_TEST
+
+/* Sector counts through the simulator: a 32-byte access is 1 sector,
+ * 512 bytes are 4 lines of 4 sectors. */
+START_TEST(sector_accounting_sim)
+{
+    struct l2_config c;
+    struct l2_symtab syms;
+    struct l2_sim s;
+    l2_err e;
+    tiny_config(&c, 1, NULL);
+    ck_assert_int_eq(l2_symtab_init(&syms, &e), 0);
+    ck_assert_int_eq(l2_sim_init(&s, &c, SEM_HARDWARE, &syms, &e), 0);
+    struct l2_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.type = EV_ACCESS;
+    ev.op = OP_READ;
+    ev.tag = L2_TAG_GLOBAL;
+    ev.sm = -1;
+    ev.addr = 0x10000;
+    ev.size = 32;
+    ck_assert_int_eq(l2_sim_event(&s, &ev, &e), 0);
+    struct l2_counters *t = &s.k[0].total;
+    ck_assert_uint_eq(t->sectors, 1);
+    ck_assert_uint_eq(t->line_miss, 1);
+    ck_assert_uint_eq(t->dram_rd, 32);
+    ev.size = 512;
+    ck_assert_int_eq(l2_sim_event(&s, &ev, &e), 0);
+    t = &s.k[0].total;
+    ck_assert_uint_eq(t->sectors, 1 + 16);
+    ck_assert_uint_eq(t->sector_hits, 1);
+    ck_assert_uint_eq(t->line_miss, 1 + 12);
+    ck_assert_uint_eq(t->sector_miss, 3); /* line 0 was there with sector 0 */
+    ck_assert_uint_eq(t->dram_rd, 32 + 15 * 32);
+    ck_assert_uint_eq(t->accesses, 2);
+    /* 16 bytes straddling sectors 0 and 1 of a line: 2 sectors */
+    ev.addr = 0x20010 + 8;
+    ev.size = 16;
+    ck_assert_int_eq(l2_sim_event(&s, &ev, &e), 0);
+    ck_assert_uint_eq(s.k[0].total.sectors, 19);
+    /* 4 bytes inside one sector */
+    ev.addr = 0x30044;
+    ev.size = 4;
+    ck_assert_int_eq(l2_sim_event(&s, &ev, &e), 0);
+    ck_assert_uint_eq(s.k[0].total.sectors, 20);
+    l2_sim_free(&s);
+    l2_symtab_free(&syms);
+}
+END_TEST
+
+START_TEST(write_allocate_and_writeback)
+{
+    struct l2 l;
+    struct l2_outcome o;
+    tiny(&l, 1, NULL);
+    uint64_t v[6];
+    lines_in_set(&l, 3, -1, 6, v);
+    /* a full-line store: allocated, no DRAM read */
+    o = acc(&l, OP_WRITE, PRIO_EVICT_UNCHANGED, v[0], 0xf, -1);
+    ck_assert_uint_eq(o.dram_rd, 0);
+    ck_assert_uint_eq(o.dram_wr, 0);
+    ck_assert_uint_eq(o.hit, 0);
+    ck_assert_uint_eq(o.line_miss, 0xf);
+    int64_t s0 = slot_of(&l, 0, v[0]);
+    ck_assert_int_ge(s0, 0);
+    ck_assert_uint_eq(l.part[0].valid[s0], 0xf);
+    ck_assert_uint_eq(l.part[0].dirty[s0], 0xf);
+    /* a partial store: one dirty sector */
+    o = acc(&l, OP_WRITE, PRIO_EVICT_UNCHANGED, v[1], 0x4, -1);
+    ck_assert_uint_eq(o.dram_rd, 0);
+    /* reading the stored data hits; the other sectors come from DRAM */
+    o = acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[1], 0xf, -1);
+    ck_assert_uint_eq(o.hit, 0x4);
+    ck_assert_uint_eq(o.dram_rd, 96);
+    ck_assert_uint_eq(o.line_miss, 0);
+    /* a store hit keeps the line and adds dirty sectors */
+    o = acc(&l, OP_WRITE, PRIO_EVICT_UNCHANGED, v[1], 0x3, -1);
+    ck_assert_uint_eq(o.hit, 0x3);
+    ck_assert_uint_eq(o.line_miss, 0);
+    ck_assert_uint_eq(l.part[0].dirty[slot_of(&l, 0, v[1])], 0x7);
+    /* fill the set with clean lines: v[0] (4 dirty sectors) and v[1] (3) go
+     * back to DRAM when evicted, nothing else does */
+    uint32_t wr = 0;
+    for (int i = 2; i < 6; i++) {
+        o = acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[i], 0xf, -1);
+        ck_assert_uint_eq(o.dram_rd, 128);
+        if (i == 4)
+            ck_assert_uint_eq(o.dram_wr, 128); /* evicts v[0] (LRU) */
+        if (i == 5)
+            ck_assert_uint_eq(o.dram_wr, 96); /* evicts v[1] */
+        wr += o.dram_wr;
+    }
+    ck_assert_uint_eq(wr, 224);
+    ck_assert_int_lt(slot_of(&l, 0, v[0]), 0);
+    ck_assert_int_lt(slot_of(&l, 0, v[1]), 0);
+    /* evicting clean lines costs no write-back */
+    for (int i = 0; i < 2; i++) {
+        o = acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[i], 0xf, -1);
+        ck_assert_uint_eq(o.dram_wr, 0);
+    }
+    l2_free(&l);
+}
+END_TEST
+
+START_TEST(discard_drops)
+{
+    struct l2 l;
+    struct l2_outcome o;
+    tiny(&l, 1, NULL);
+    uint64_t v[5];
+    lines_in_set(&l, 5, -1, 5, v);
+    acc(&l, OP_WRITE, PRIO_EVICT_UNCHANGED, v[0], 0xf, -1);
+    o = acc(&l, OP_DISCARD, PRIO_EVICT_UNCHANGED, v[0], 0xf, -1);
+    ck_assert_uint_eq(o.dram_wr, 0);
+    ck_assert_uint_eq(o.dram_rd, 0);
+    ck_assert_int_lt(slot_of(&l, 0, v[0]), 0);
+    uint32_t wr = 0;
+    for (int i = 1; i < 5; i++)
+        wr += acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[i], 0xf, -1).dram_wr;
+    ck_assert_uint_eq(wr, 0);
+    /* the data is gone: reading it again is a line miss */
+    o = acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[0], 0xf, -1);
+    ck_assert_uint_eq(o.line_miss, 0xf);
+    ck_assert_uint_eq(o.dram_rd, 128);
+    /* discarding an absent line does nothing */
+    o = acc(&l, OP_DISCARD, PRIO_EVICT_UNCHANGED, 999999, 0xf, -1);
+    ck_assert_uint_eq(o.dram_wr, 0);
+    l2_free(&l);
+}
+END_TEST
+
+/* Streams `n` normal loads of other lines of v's set; returns whether
+ * `line` is still resident. */
+static int survives(struct l2 *l, uint64_t line, const uint64_t *others, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        acc(l, OP_READ, PRIO_EVICT_NORMAL, others[i], 0xf, -1);
+    return slot_of(l, home_of(l, line), line) >= 0;
+}
+
+START_TEST(applypriority_demotes)
+{
+    struct l2 l;
+    tiny(&l, 1, NULL);
+    ck_assert_uint_eq(l.quota, 1);
+    uint64_t v[12];
+    lines_in_set(&l, 2, -1, 12, v);
+    acc(&l, OP_READ, PRIO_EVICT_LAST, v[0], 0xf, -1);
+    ck_assert_uint_eq(l.part[0].cls[slot_of(&l, 0, v[0])], CLS_LAST);
+    ck_assert(survives(&l, v[0], v + 1, 5)); /* protected by the quota of 1 way */
+    struct l2_outcome o = acc(&l, OP_APPLY, PRIO_EVICT_NORMAL, v[0], 0xf, -1);
+    ck_assert_uint_eq(o.dram_rd, 0);
+    ck_assert_uint_eq(l.part[0].cls[slot_of(&l, 0, v[0])], CLS_NORMAL);
+    ck_assert_uint_eq(l.part[0].valid[slot_of(&l, 0, v[0])], 0xf); /* still resident */
+    ck_assert(!survives(&l, v[0], v + 6, 4));
+    l2_free(&l);
+}
+END_TEST
+
+START_TEST(hit_priority_updates)
+{
+    struct l2 l;
+    tiny(&l, 1, NULL);
+    uint64_t v[12];
+    lines_in_set(&l, 6, -1, 12, v);
+    /* evict_unchanged and no_allocate hits keep evict_last */
+    acc(&l, OP_READ, PRIO_EVICT_LAST, v[0], 0xf, -1);
+    acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[0], 0xf, -1);
+    ck_assert_uint_eq(l.part[0].cls[slot_of(&l, 0, v[0])], CLS_LAST);
+    acc(&l, OP_READ, PRIO_NO_ALLOCATE, v[0], 0xf, -1);
+    ck_assert_uint_eq(l.part[0].cls[slot_of(&l, 0, v[0])], CLS_LAST);
+    acc(&l, OP_WRITE, PRIO_EVICT_UNCHANGED, v[0], 0x1, -1);
+    ck_assert_uint_eq(l.part[0].cls[slot_of(&l, 0, v[0])], CLS_LAST);
+    ck_assert(survives(&l, v[0], v + 1, 5));
+    /* an evict_normal hit demotes it */
+    acc(&l, OP_READ, PRIO_EVICT_NORMAL, v[0], 0x1, -1);
+    ck_assert_uint_eq(l.part[0].cls[slot_of(&l, 0, v[0])], CLS_NORMAL);
+    ck_assert(!survives(&l, v[0], v + 6, 4));
+    /* evict_first hits make a line FIRST; evict_last hits promote */
+    acc(&l, OP_READ, PRIO_EVICT_NORMAL, v[1], 0xf, -1);
+    acc(&l, OP_READ, PRIO_EVICT_FIRST, v[1], 0xf, -1);
+    ck_assert_uint_eq(l.part[0].cls[slot_of(&l, 0, v[1])], CLS_FIRST);
+    acc(&l, OP_READ, PRIO_EVICT_LAST, v[1], 0xf, -1);
+    ck_assert_uint_eq(l.part[0].cls[slot_of(&l, 0, v[1])], CLS_LAST);
+    acc(&l, OP_WRITE, PRIO_EVICT_NORMAL, v[1], 0xf, -1);
+    ck_assert_uint_eq(l.part[0].cls[slot_of(&l, 0, v[1])], CLS_NORMAL);
+    /* fills: evict_first -> FIRST, evict_unchanged -> NORMAL */
+    acc(&l, OP_READ, PRIO_EVICT_FIRST, v[2], 0xf, -1);
+    ck_assert_uint_eq(l.part[0].cls[slot_of(&l, 0, v[2])], CLS_FIRST);
+    acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[3], 0xf, -1);
+    ck_assert_uint_eq(l.part[0].cls[slot_of(&l, 0, v[3])], CLS_NORMAL);
+    acc(&l, OP_WRITE, PRIO_EVICT_LAST, v[4], 0xf, -1);
+    ck_assert_uint_eq(l.part[0].cls[slot_of(&l, 0, v[4])], CLS_LAST);
+    l2_free(&l);
+}
+END_TEST
+
+START_TEST(no_allocate_does_not_fill)
+{
+    struct l2 l;
+    struct l2_outcome o;
+    tiny(&l, 1, NULL);
+    const uint64_t L = 777;
+    for (int i = 0; i < 2; i++) {
+        o = acc(&l, OP_READ, PRIO_NO_ALLOCATE, L, 0xf, -1);
+        ck_assert_uint_eq(o.hit, 0);
+        ck_assert_uint_eq(o.line_miss, 0xf);
+        ck_assert_uint_eq(o.dram_rd, 128);
+        ck_assert_int_lt(slot_of(&l, 0, L), 0);
+    }
+    /* a missing no_allocate store writes through */
+    o = acc(&l, OP_WRITE, PRIO_NO_ALLOCATE, L, 0x3, -1);
+    ck_assert_uint_eq(o.dram_wr, 64);
+    ck_assert_uint_eq(o.dram_rd, 0);
+    ck_assert_int_lt(slot_of(&l, 0, L), 0);
+    /* a no_allocate load of a resident line hits; its missing sectors are
+     * read but not filled */
+    acc(&l, OP_READ, PRIO_EVICT_NORMAL, L, 0x1, -1);
+    o = acc(&l, OP_READ, PRIO_NO_ALLOCATE, L, 0x3, -1);
+    ck_assert_uint_eq(o.hit, 0x1);
+    ck_assert_uint_eq(o.dram_rd, 32);
+    ck_assert_uint_eq(l.part[0].valid[slot_of(&l, 0, L)], 0x1);
+    /* a no_allocate prefetch fills nothing either */
+    o = acc(&l, OP_PREFETCH, PRIO_NO_ALLOCATE, L + 1, 0xf, -1);
+    ck_assert_int_lt(slot_of(&l, 0, L + 1), 0);
+    l2_free(&l);
+}
+END_TEST
+
+START_TEST(prefetch_fills)
+{
+    struct l2 l;
+    struct l2_outcome o;
+    tiny(&l, 1, NULL);
+    o = acc(&l, OP_PREFETCH, PRIO_EVICT_LAST, 55, 0xf, -1);
+    ck_assert_uint_eq(o.dram_rd, 128);
+    ck_assert_uint_eq(l.part[0].cls[slot_of(&l, 0, 55)], CLS_LAST);
+    o = acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, 55, 0xf, -1);
+    ck_assert_uint_eq(o.hit, 0xf);
+    l2_free(&l);
+}
+END_TEST
+
+START_TEST(quota_ways)
+{
+    struct l2_config c;
+    l2_err e;
+    tiny_config(&c, 1, NULL);
+    /* unit = 4096 / 4 = 1024 bytes a way */
+    ck_assert_uint_eq(l2_quota_ways(&c, 0), 1); /* the floor */
+    ck_assert_uint_eq(l2_quota_ways(&c, 1), 1);
+    ck_assert_uint_eq(l2_quota_ways(&c, 1024), 1);
+    ck_assert_uint_eq(l2_quota_ways(&c, 1025), 2);
+    ck_assert_uint_eq(l2_quota_ways(&c, 2048), 2);
+    ck_assert_uint_eq(l2_quota_ways(&c, 3000), 3);
+    ck_assert_uint_eq(l2_quota_ways(&c, 4096), 4);
+    ck_assert_int_eq(l2_config_set(&c, "setaside_floor_ways=0", &e), 0);
+    ck_assert_uint_eq(l2_quota_ways(&c, 0), 0);
+    ck_assert_uint_eq(l2_quota_ways(&c, 1), 1);
+    ck_assert_int_eq(l2_config_set(&c, "setaside_floor_ways=3", &e), 0);
+    ck_assert_uint_eq(l2_quota_ways(&c, 1025), 3);
+    ck_assert_uint_eq(l2_quota_ways(&c, 3073), 4);
+    /* H100: L2/16 = 3,276,800 bytes a way */
+    l2_config_defaults(&c);
+    ck_assert_uint_eq(l2_quota_ways(&c, 0), 1);
+    ck_assert_uint_eq(l2_quota_ways(&c, 9830400), 3);
+    ck_assert_uint_eq(l2_quota_ways(&c, 3276801), 2);
+    ck_assert_uint_eq(l2_quota_ways(&c, 32768000), 10);
+}
+END_TEST
+
+START_TEST(setaside_quota)
+{
+    struct l2 l;
+    l2_err e;
+    const char *extra[] = {"setaside=2KiB", NULL};
+    tiny(&l, 1, extra);
+    ck_assert_uint_eq(l.quota, 2);
+    ck_assert_uint_eq(l.part[0].quota, 2);
+    uint64_t v[20];
+    lines_in_set(&l, 1, -1, 20, v);
+    /* two evict_last lines survive a normal stream with a 2-way quota */
+    acc(&l, OP_READ, PRIO_EVICT_LAST, v[0], 0xf, -1);
+    acc(&l, OP_READ, PRIO_EVICT_LAST, v[1], 0xf, -1);
+    ck_assert(survives(&l, v[0], v + 2, 6));
+    ck_assert(slot_of(&l, 0, v[1]) >= 0);
+    /* set-aside 0: a floor of 1 way; the older evict_last line goes */
+    ck_assert_int_eq(l2_set_setaside(&l, 0, &e), 0);
+    ck_assert_uint_eq(l.quota, 1);
+    ck_assert_uint_eq(l.part[0].quota, 1);
+    ck_assert_uint_eq(l.setaside, 0);
+    ck_assert(!survives(&l, v[0], v + 8, 6));
+    ck_assert(slot_of(&l, 0, v[1]) >= 0);
+    ck_assert(survives(&l, v[1], v + 14, 6));
+    /* above setaside_max: an error, nothing changes */
+    ck_assert_int_eq(l2_set_setaside(&l, 4097, &e), -1);
+    ASSERT_CONTAINS(e.msg, "exceeds the maximum");
+    ck_assert_uint_eq(l.quota, 1);
+    /* l2_clear restores the configured set-aside and empties the cache */
+    ck_assert_int_eq(l2_set_setaside(&l, 4096, &e), 0);
+    ck_assert_uint_eq(l.quota, 4);
+    l2_clear(&l);
+    ck_assert_uint_eq(l.setaside, 2048);
+    ck_assert_uint_eq(l.quota, 2);
+    ck_assert_int_lt(slot_of(&l, 0, v[1]), 0);
+    l2_free(&l);
+}
+END_TEST
+
+START_TEST(floor_ways)
+{
+    struct l2 l;
+    const char *extra[] = {"setaside_floor_ways=2", NULL};
+    tiny(&l, 1, extra);
+    ck_assert_uint_eq(l.quota, 2);
+    uint64_t v[10];
+    lines_in_set(&l, 4, -1, 10, v);
+    acc(&l, OP_READ, PRIO_EVICT_LAST, v[0], 0xf, -1);
+    acc(&l, OP_READ, PRIO_EVICT_LAST, v[1], 0xf, -1);
+    ck_assert(survives(&l, v[0], v + 2, 8));
+    ck_assert(slot_of(&l, 0, v[1]) >= 0);
+    l2_free(&l);
+    /* no floor, no set-aside: evict_last is just LRU */
+    const char *extra0[] = {"setaside_floor_ways=0", NULL};
+    tiny(&l, 1, extra0);
+    ck_assert_uint_eq(l.quota, 0);
+    lines_in_set(&l, 4, -1, 10, v);
+    acc(&l, OP_READ, PRIO_EVICT_LAST, v[0], 0xf, -1);
+    ck_assert(!survives(&l, v[0], v + 2, 4));
+    l2_free(&l);
+}
+END_TEST
+
+START_TEST(reset_demotes)
+{
+    struct l2 l;
+    tiny(&l, 2, NULL);
+    uint64_t v[12];
+    lines_in_set(&l, 0, 0, 12, v);
+    acc(&l, OP_READ, PRIO_EVICT_LAST, v[0], 0xf, 0); /* sm 0: home partition 0 */
+    acc(&l, OP_READ, PRIO_EVICT_LAST, v[1], 0xf, 1); /* sm 1: far, copy in 1 */
+    ck_assert_uint_eq(l.part[0].cls[slot_of(&l, 0, v[0])], CLS_LAST);
+    ck_assert_uint_eq(l.part[0].cls[slot_of(&l, 0, v[1])], CLS_LAST);
+    l2_reset_persisting(&l);
+    ck_assert_uint_eq(l.part[0].cls[slot_of(&l, 0, v[0])], CLS_NORMAL);
+    ck_assert_uint_eq(l.part[0].cls[slot_of(&l, 0, v[1])], CLS_NORMAL);
+    ck_assert_uint_eq(l.part[0].valid[slot_of(&l, 0, v[0])], 0xf);
+    ck_assert(!survives(&l, v[0], v + 2, 4));
+    l2_free(&l);
+}
+END_TEST
+
+START_TEST(far_load_copies_near)
+{
+    struct l2 l;
+    struct l2_outcome o;
+    tiny(&l, 2, NULL);
+    uint64_t v[1];
+    lines_in_set(&l, 1, 0, 1, v); /* home 0 */
+    const uint64_t L = v[0];
+    const int far_sm = 1, far_sm2 = 3, home_sm = 2; /* sm mod 2 */
+    ck_assert_uint_eq(l.sm_part[far_sm], 1);
+    ck_assert_uint_eq(l.sm_part[home_sm], 0);
+    o = acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, L, 0xf, far_sm);
+    ck_assert_uint_eq(o.hit, 0);
+    ck_assert_uint_eq(o.near_hit, 0);
+    ck_assert_uint_eq(o.line_miss, 0xf);
+    ck_assert_uint_eq(o.dram_rd, 128);
+    /* filled at home, copied near */
+    ck_assert_int_ge(slot_of(&l, 0, L), 0);
+    ck_assert_int_ge(slot_of(&l, 1, L), 0);
+    ck_assert_uint_eq(l.part[1].valid[slot_of(&l, 1, L)], 0xf);
+    ck_assert_uint_eq(l.part[1].dirty[slot_of(&l, 1, L)], 0);
+    /* the same SM (and any SM of partition 1) hits near */
+    o = acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, L, 0xf, far_sm);
+    ck_assert_uint_eq(o.hit, 0xf);
+    ck_assert_uint_eq(o.near_hit, 0xf);
+    ck_assert_uint_eq(o.dram_rd, 0);
+    o = acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, L, 0x2, far_sm2);
+    ck_assert_uint_eq(o.near_hit, 0x2);
+    /* an SM of the home partition hits near directly */
+    o = acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, L, 0xf, home_sm);
+    ck_assert_uint_eq(o.hit, 0xf);
+    ck_assert_uint_eq(o.near_hit, 0xf);
+    ck_assert_uint_eq(o.dram_rd, 0);
+    /* no SM: goes to the home partition */
+    o = acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, L, 0xf, -1);
+    ck_assert_uint_eq(o.near_hit, 0xf);
+    l2_free(&l);
+}
+END_TEST
+
+START_TEST(far_hit_without_copy)
+{
+    struct l2 l;
+    struct l2_outcome o;
+    tiny(&l, 2, NULL);
+    uint64_t v[1];
+    lines_in_set(&l, 2, 1, 1, v); /* home 1 */
+    const uint64_t L = v[0];
+    /* loaded by an SM of the home partition: no copy in partition 0 */
+    acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, L, 0xf, 1);
+    ck_assert_int_lt(slot_of(&l, 0, L), 0);
+    /* a far SM: an L2 hit (no DRAM) but not a near hit */
+    o = acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, L, 0xf, 0);
+    ck_assert_uint_eq(o.hit, 0xf);
+    ck_assert_uint_eq(o.near_hit, 0);
+    ck_assert_uint_eq(o.dram_rd, 0);
+    ck_assert_uint_eq(o.line_miss, 0);
+    o = acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, L, 0xf, 0);
+    ck_assert_uint_eq(o.near_hit, 0xf);
+    l2_free(&l);
+
+    /* far_copy = 0: far hits stay far */
+    const char *extra[] = {"far_copy=0", NULL};
+    tiny(&l, 2, extra);
+    lines_in_set(&l, 2, 1, 1, v);
+    acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[0], 0xf, 0);
+    o = acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[0], 0xf, 0);
+    ck_assert_uint_eq(o.hit, 0xf);
+    ck_assert_uint_eq(o.near_hit, 0);
+    ck_assert_int_lt(slot_of(&l, 0, v[0]), 0);
+    l2_free(&l);
+}
+END_TEST
+
+START_TEST(copy_classes)
+{
+    struct l2 l;
+    tiny(&l, 2, NULL);
+    uint64_t v[2];
+    lines_in_set(&l, 3, 0, 2, v);
+    /* evict_last far load: LAST at home, a normal copy near */
+    acc(&l, OP_READ, PRIO_EVICT_LAST, v[0], 0xf, 1);
+    ck_assert_uint_eq(l.part[0].cls[slot_of(&l, 0, v[0])], CLS_LAST);
+    ck_assert_uint_eq(l.part[1].cls[slot_of(&l, 1, v[0])], CLS_NORMAL);
+    /* a near evict_normal hit also demotes the home line */
+    acc(&l, OP_READ, PRIO_EVICT_NORMAL, v[0], 0xf, 1);
+    ck_assert_uint_eq(l.part[0].cls[slot_of(&l, 0, v[0])], CLS_NORMAL);
+    /* a near evict_last hit promotes the home line, the copy stays normal */
+    acc(&l, OP_READ, PRIO_EVICT_LAST, v[0], 0xf, 1);
+    ck_assert_uint_eq(l.part[0].cls[slot_of(&l, 0, v[0])], CLS_LAST);
+    ck_assert_uint_eq(l.part[1].cls[slot_of(&l, 1, v[0])], CLS_NORMAL);
+    /* evict_first far load: FIRST copy */
+    acc(&l, OP_READ, PRIO_EVICT_FIRST, v[1], 0xf, 1);
+    ck_assert_uint_eq(l.part[1].cls[slot_of(&l, 1, v[1])], CLS_FIRST);
+    ck_assert_uint_eq(l.part[0].cls[slot_of(&l, 0, v[1])], CLS_FIRST);
+    /* applypriority without an SM demotes at home */
+    acc(&l, OP_APPLY, PRIO_EVICT_NORMAL, v[0], 0xf, -1);
+    ck_assert_uint_eq(l.part[0].cls[slot_of(&l, 0, v[0])], CLS_NORMAL);
+    /* discard acts where the request goes (l2.h): without an SM at home
+     * only, the copy in partition 1 stays; from an SM of partition 1 the
+     * near copy and the home line go */
+    acc(&l, OP_DISCARD, PRIO_EVICT_UNCHANGED, v[0], 0xf, -1);
+    ck_assert_int_lt(slot_of(&l, 0, v[0]), 0);
+    ck_assert_int_ge(slot_of(&l, 1, v[0]), 0);
+    acc(&l, OP_DISCARD, PRIO_EVICT_UNCHANGED, v[0], 0xf, 3);
+    ck_assert_int_lt(slot_of(&l, 1, v[0]), 0);
+    acc(&l, OP_DISCARD, PRIO_EVICT_UNCHANGED, v[1], 0xf, 1);
+    ck_assert_int_lt(slot_of(&l, 0, v[1]), 0);
+    ck_assert_int_lt(slot_of(&l, 1, v[1]), 0);
+    l2_free(&l);
+}
+END_TEST
+
+START_TEST(apply_near_and_home)
+{
+    struct l2 l;
+    tiny(&l, 2, NULL);
+    uint64_t v[1];
+    lines_in_set(&l, 2, 0, 1, v);
+    acc(&l, OP_READ, PRIO_EVICT_LAST, v[0], 0xf, 1);     /* home 0 LAST, copy in 1 */
+    acc(&l, OP_READ, PRIO_EVICT_LAST, v[0], 0xf, 1);     /* near hit */
+    ck_assert_uint_eq(l.part[0].cls[slot_of(&l, 0, v[0])], CLS_LAST);
+    acc(&l, OP_APPLY, PRIO_EVICT_NORMAL, v[0], 0xf, 1); /* from the far SM */
+    ck_assert_uint_eq(l.part[0].cls[slot_of(&l, 0, v[0])], CLS_NORMAL);
+    ck_assert_int_ge(slot_of(&l, 1, v[0]), 0); /* applypriority keeps the copy */
+    ck_assert_int_ge(slot_of(&l, 0, v[0]), 0);
+    l2_free(&l);
+}
+END_TEST
+
+START_TEST(near_hit_refreshes_home)
+{
+    struct l2 l;
+    tiny(&l, 2, NULL);
+    uint64_t v[5];
+    lines_in_set(&l, 1, 0, 5, v);                          /* home 0 */
+    acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[0], 0xf, 1); /* home fill, copy in 1 */
+    for (int i = 1; i < 4; i++)
+        acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[i], 0xf, 0);
+    /* v[0] is the LRU line at home; a near hit refreshes it there */
+    struct l2_outcome o = acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[0], 0xf, 1);
+    ck_assert_uint_eq(o.near_hit, 0xf);
+    acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[4], 0xf, 0);
+    ck_assert_int_ge(slot_of(&l, 0, v[0]), 0);
+    ck_assert_int_lt(slot_of(&l, 0, v[1]), 0);
+    l2_free(&l);
+}
+END_TEST
+
+START_TEST(store_drops_far_copy)
+{
+    struct l2 l;
+    struct l2_outcome o;
+    tiny(&l, 2, NULL);
+    uint64_t v[1];
+    lines_in_set(&l, 0, 1, 1, v); /* home 1 */
+    const uint64_t L = v[0];
+    acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, L, 0xf, 0); /* far: copy in 0 */
+    ck_assert_int_ge(slot_of(&l, 0, L), 0);
+    /* a store from the home side drops the copy, the home line is dirty */
+    o = acc(&l, OP_WRITE, PRIO_EVICT_UNCHANGED, L, 0x1, 1);
+    ck_assert_uint_eq(o.hit, 0x1);
+    ck_assert_uint_eq(o.near_hit, 0x1);
+    ck_assert_int_lt(slot_of(&l, 0, L), 0);
+    ck_assert_uint_eq(l.part[1].dirty[slot_of(&l, 1, L)], 0x1);
+    /* the next far load is a far hit, not a stale near one */
+    o = acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, L, 0xf, 0);
+    ck_assert_uint_eq(o.near_hit, 0);
+    ck_assert_uint_eq(o.hit, 0xf);
+    ck_assert_uint_eq(o.dram_rd, 0);
+    ck_assert_int_ge(slot_of(&l, 0, L), 0);
+    /* a store from the far SM itself also drops its copy, writes at home */
+    o = acc(&l, OP_WRITE, PRIO_EVICT_UNCHANGED, L, 0x2, 2);
+    ck_assert_uint_eq(o.hit, 0x2);
+    ck_assert_uint_eq(o.near_hit, 0);
+    ck_assert_int_lt(slot_of(&l, 0, L), 0);
+    ck_assert_uint_eq(l.part[1].dirty[slot_of(&l, 1, L)], 0x3);
+    /* a far store to an absent line allocates at home only */
+    uint64_t w[1];
+    lines_in_set(&l, 3, 1, 1, w);
+    o = acc(&l, OP_WRITE, PRIO_EVICT_UNCHANGED, w[0], 0xf, 0);
+    ck_assert_uint_eq(o.dram_rd, 0);
+    ck_assert_int_ge(slot_of(&l, 1, w[0]), 0);
+    ck_assert_int_lt(slot_of(&l, 0, w[0]), 0);
+    l2_free(&l);
+}
+END_TEST
+
+START_TEST(prefetch_home_only)
+{
+    struct l2 l;
+    tiny(&l, 2, NULL);
+    uint64_t v[1];
+    lines_in_set(&l, 1, 1, 1, v);
+    acc(&l, OP_PREFETCH, PRIO_EVICT_LAST, v[0], 0xf, 0);
+    ck_assert_int_ge(slot_of(&l, 1, v[0]), 0);
+    ck_assert_int_lt(slot_of(&l, 0, v[0]), 0);
+    l2_free(&l);
+}
+END_TEST
+
+START_TEST(sm_map_half)
+{
+    struct l2 l;
+    const char *extra[] = {"sms=8", "sm_map=half", NULL};
+    tiny(&l, 2, extra);
+    for (int s = 0; s < 8; s++)
+        ck_assert_uint_eq(l.sm_part[s], s < 4 ? 0 : 1);
+    l2_free(&l);
+    const char *extra2[] = {"sms=8", NULL};
+    tiny(&l, 2, extra2);
+    for (int s = 0; s < 8; s++)
+        ck_assert_uint_eq(l.sm_part[s], (unsigned)s % 2);
+    l2_free(&l);
+}
+END_TEST
+
+Suite *l2_suite(void)
+{
+    Suite *s = suite_create("l2");
+    TCase *tc = tcase_create("one partition");
+    tcase_add_test(tc, geometry);
+    tcase_add_test(tc, sector_accounting);
+    tcase_add_test(tc, dram_atom_granules);
+    tcase_add_test(tc, sector_accounting_sim);
+    tcase_add_test(tc, write_allocate_and_writeback);
+    tcase_add_test(tc, discard_drops);
+    tcase_add_test(tc, applypriority_demotes);
+    tcase_add_test(tc, hit_priority_updates);
+    tcase_add_test(tc, no_allocate_does_not_fill);
+    tcase_add_test(tc, prefetch_fills);
+    tcase_add_test(tc, quota_ways);
+    tcase_add_test(tc, setaside_quota);
+    tcase_add_test(tc, floor_ways);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("two partitions");
+    tcase_add_test(tc, reset_demotes);
+    tcase_add_test(tc, far_load_copies_near);
+    tcase_add_test(tc, far_hit_without_copy);
+    tcase_add_test(tc, copy_classes);
+    tcase_add_test(tc, apply_near_and_home);
+    tcase_add_test(tc, near_hit_refreshes_home);
+    tcase_add_test(tc, store_drops_far_copy);
+    tcase_add_test(tc, prefetch_home_only);
+    tcase_add_test(tc, sm_map_half);
+    suite_add_tcase(s, tc);
+    return s;
+}

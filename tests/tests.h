@@ -1,0 +1,54 @@
+/*
+ * tests.h - the Check suites of the l2sim unit tests (one per module) and
+ * small helpers they share.  test_main.c runs every suite.
+ */
+#ifndef L2SIM_TESTS_H
+#define L2SIM_TESTS_H
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+Suite *trace_suite(void);
+Suite *policy_suite(void);
+Suite *cache_suite(void);
+Suite *l2_suite(void);
+Suite *sim_suite(void);
+Suite *report_suite(void);
+Suite *config_suite(void);
+
+/* Fails unless string `hay` contains `needle`. */
+#define ASSERT_CONTAINS(hay, needle)                                                          \
+    ck_assert_msg(strstr((hay), (needle)) != NULL, "expected \"%s\" to contain \"%s\"", (hay), \
+                  (needle))
+
+/* Writes `text` to a new file /tmp/l2sim-test-XXXXXX (path: 64 bytes);
+ * the caller unlinks it. */
+static inline void tests_write_temp(char *path, size_t n, const char *text)
+{
+    snprintf(path, n, "/tmp/l2sim-test-XXXXXX");
+    int fd = mkstemp(path);
+    ck_assert_msg(fd >= 0, "mkstemp failed");
+    size_t len = strlen(text);
+    ck_assert_int_eq((long)write(fd, text, len), (long)len);
+    close(fd);
+}
+
+/* Reads a whole stream (rewound first) into a malloc'd NUL-terminated
+ * string. */
+static inline char *tests_slurp(FILE *f)
+{
+    ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
+    long n = ftell(f);
+    ck_assert(n >= 0);
+    rewind(f);
+    char *s = malloc((size_t)n + 1);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_uint_eq(fread(s, 1, (size_t)n, f), (size_t)n);
+    s[n] = 0;
+    return s;
+}
+
+#endif

@@ -1,0 +1,76 @@
+#!/bin/sh
+# calibrate.sh BUILD [CONFIG [CSV...]] - runs every row of the calibration
+# tables through l2sim and prints measured vs simulated hit rates, the mean
+# absolute error and the worst row.
+#
+# Each row's steps are turned into a trace by BUILD/scengen and simulated by
+# BUILD/l2sim with CONFIG (default configs/h100.cfg); the row's measured
+# kernel (the step marked '*', named "measured" in the trace) is compared
+# with the row's l2_hit_pct and near_hit_pct.  Rows run two at a time.
+# Extra l2sim options can be passed in L2SIM_OPTS (e.g. "--set far_copy=0").
+set -eu
+build=${1:-build}
+config=${2:-configs/h100.cfg}
+[ $# -gt 0 ] && shift
+[ $# -gt 0 ] && shift
+[ $# -gt 0 ] || set -- ../shared/calibration/h100/measurements.csv
+jobs=${JOBS:-2}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+for csv in "$@"; do
+    [ -f "$csv" ] || { echo "calibrate: $csv: no such file" >&2; exit 2; }
+    # ids of the rows (first field of every line after the header)
+    tail -n +2 "$csv" | cut -d, -f1 | while read -r id; do
+        [ -n "$id" ] || continue
+        # ROWS="P04 P17" limits the run to those rows
+        if [ -n "${ROWS:-}" ]; then case " $ROWS " in *" $id "*) ;; *) continue ;; esac; fi
+        printf '%s\t%s\n' "$csv" "$id"
+    done
+done > "$tmp/rows"
+
+run_row() {
+    csv=$1 id=$2
+    if ! "$build/scengen" ${SCENGEN_OPTS:-} --csv "$csv" --row "$id" |
+        "$build/l2sim" run --config "$config" ${L2SIM_OPTS:-} --csv - > "$tmp/$id.csv" 2> "$tmp/$id.err"; then
+        echo "calibrate: row $id failed: $(cat "$tmp/$id.err")" >&2
+        return 1
+    fi
+}
+
+# run rows with $jobs workers
+i=0
+while IFS="$(printf '\t')" read -r csv id; do
+    run_row "$csv" "$id" &
+    i=$((i + 1))
+    if [ $((i % jobs)) -eq 0 ]; then wait; fi
+done < "$tmp/rows"
+wait
+
+awk -F, -v tmp="$tmp" -v config="$config" '
+function unq(s) { gsub(/"/, "", s); return s }
+BEGIN { printf "%-5s %-9s %8s %8s %7s   %8s %8s %7s\n", "row", "setaside", "l2_meas", "l2_sim", "err", "near_mea", "near_sim", "err" }
+FNR == 1 { next }
+{
+    # the steps field is quoted and holds commas: measured columns are the last four
+    id = $1; sa = $2; n = NF
+    meas = $(n - 2); near = $(n - 1)
+    f = tmp "/" id ".csv"
+    sim = ""; nsim = ""
+    while ((getline line < f) > 0) {
+        split(line, c, ",")
+        if (c[2] == "measured") { sim = 100 * c[hr]; nsim = 100 * c[nr] }
+        if (c[1] == "index") { for (k in c) { if (c[k] == "hit_rate") hr = k; if (c[k] == "near_hit_rate") nr = k } }
+    }
+    close(f)
+    if (sim == "") { if (system("test -f " f) == 0) { printf "%-5s no result\n", id; bad++ }; next }
+    e = sim - meas; ne = nsim - near
+    ae = e < 0 ? -e : e
+    printf "%-5s %-9s %8.2f %8.2f %+7.2f   %8.2f %8.2f %+7.2f\n", id, sa, meas, sim, e, near, nsim, ne
+    sum += ae; nsum += (ne < 0 ? -ne : ne); rows++
+    if (ae > worst) { worst = ae; wid = id }
+}
+END {
+    if (rows) printf "\n%d rows, config %s: mean absolute error %.2f points (near-partition hit rate: %.2f); worst row %s off by %.2f points\n", rows, config, sum / rows, nsum / rows, wid, worst
+    if (bad) { printf "%d rows without a result\n", bad; exit 1 }
+}' "$@"
