@@ -20,6 +20,11 @@ const char l2_op_chars[L2_NOP] = {L2_OP_LIST(L2_X_OPCH)};
 const char *const l2_op_names[L2_NOP] = {L2_OP_LIST(L2_X_OPNAME)};
 _Static_assert(L2_ARRAY_LEN(l2_op_names) == L2_NOP, "op names");
 
+#define B2(n) n, n + 1, n + 1, n + 2
+#define B4(n) B2(n), B2(n + 1), B2(n + 1), B2(n + 2)
+#define B6(n) B4(n), B4(n + 1), B4(n + 1), B4(n + 2)
+const uint8_t l2_popcount8_table[256] = {B6(0), B6(1), B6(1), B6(2)};
+
 int l2_fail(l2_err *e, const char *fmt, ...)
 {
     if (e) {

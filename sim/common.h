@@ -73,4 +73,11 @@ int l2_prio_parse(const char *s, size_t n, enum l2_prio *out, l2_err *e);
 
 #define L2_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
+/* Bits set in a sector mask (a table: no popcnt instruction is assumed). */
+extern const uint8_t l2_popcount8_table[256];
+static inline unsigned l2_popcount8(uint8_t m)
+{
+    return l2_popcount8_table[m];
+}
+
 #endif

@@ -18,7 +18,7 @@
 enum cfg_type { CFG_BYTES, CFG_UINT, CFG_DOUBLE, CFG_STR, CFG_ENUM };
 
 /* Set-index hash functions (see l2.c). */
-#define L2_SETHASH_LIST(X) X(SETHASH_MIX, "mix") X(SETHASH_XOR, "xor") X(SETHASH_CHUNK, "chunk") X(SETHASH_STRIPE, "stripe")
+#define L2_SETHASH_LIST(X) X(SETHASH_MIX, "mix") X(SETHASH_STRIPE, "stripe")
 enum l2_sethash { L2_SETHASH_LIST(L2_X_ENUM) L2_NSETHASH };
 
 /* SM to partition maps (see l2.c). */
@@ -45,12 +45,16 @@ enum l2_smmap { L2_SMMAP_LIST(L2_X_ENUM) L2_NSMMAP };
     X(far_copy, CFG_UINT, 0, 1, 1, NULL,                                                        \
       "1: a load served by the far (home) partition leaves a copy in the near one")             \
     X(set_hash, CFG_ENUM, 0, 0, SETHASH_MIX, &sethash_enum,                                  \
-      "set index: mix (hash of each line), xor (xor-fold of line bits) chunk (hash_chunk runs of lines over consecutive slots) or stripe (consecutive lines in consecutive sets over hash_chunk runs, home partition hashed per line)") \
-    X(hash_chunk, CFG_BYTES, 128, 1ULL << 40, 1ULL << 20, NULL,                                 \
-      "set_hash = chunk: bytes of consecutive lines spread over consecutive partition/set slots") \
+      "set index: mix (a hash of each line) or stripe (consecutive lines in consecutive sets within hash_chunk runs); the home partition is hashed per line") \
+    X(hash_chunk, CFG_BYTES, 128, 1ULL << 40, 128ULL << 20, NULL,                               \
+      "set_hash = stripe: bytes of the runs of consecutive lines (a power of two)")           \
     X(hash_seed, CFG_UINT, 0, UINT32_MAX, 0, NULL, "seed of the set-index and home hashes")     \
     X(first_ways, CFG_UINT, 0, 32, 1, NULL,                                                     \
-      "evict_first lines a set holds before they are its first victims (0 or 1: always first)") \
+      "ways of a set that evict_first fills may claim before they replace each other") \
+    X(first_any, CFG_UINT, 0, 1, 0, NULL,                                                       \
+      "1: below first_ways, evict_first lines age like normal ones for every fill (0: only evict_first fills pass them over)") \
+    X(first_copy, CFG_UINT, 0, 1, 1, NULL,                                                      \
+      "1: evict_first loads served far leave a near copy too")                                 \
     X(setaside, CFG_BYTES, 0, 1ULL << 40, 9830400, NULL,                                              \
       "persisting set-aside in force when the trace starts (cudaLimitPersistingL2CacheSize)")   \
     X(setaside_max, CFG_BYTES, 0, 1ULL << 40, 32768000, NULL,                                          \

@@ -54,6 +54,7 @@ int l2_init(struct l2 *l, const struct l2_config *cfg, l2_err *e)
             return -1;
         }
         l->part[p].first_ways = (uint32_t)cfg->first_ways;
+        l->part[p].first_any = (uint32_t)cfg->first_any;
     }
     for (uint64_t s = 0; s < cfg->sms; s++) {
         uint64_t p = cfg->sm_map == SMMAP_HALF ? s * l->nparts / cfg->sms : s % l->nparts;
@@ -112,24 +113,6 @@ void l2_locate(const struct l2 *l, uint64_t line, unsigned *home, uint32_t *set)
 {
     uint64_t h;
     switch (l->cfg.set_hash) {
-    case SETHASH_XOR: {
-        /* xor-fold: low bits index directly, higher bits are folded in */
-        uint64_t x = line ^ l->seed;
-        x ^= x >> 13;
-        x ^= x >> 29;
-        *set = (uint32_t)(x % l->sets);
-        *home = (unsigned)(__builtin_popcountll(line & 0x5a5a5a5a5aULL) % l->nparts);
-        return;
-    }
-    case SETHASH_CHUNK: {
-        /* a run of 2^chunk_shift lines takes consecutive (set, partition)
-         * slots from a hashed start: spread evenly within the run */
-        uint64_t slots = (uint64_t)l->sets * l->nparts;
-        uint64_t g = (line + l2_mix64((line >> l->chunk_shift) ^ l->seed)) % slots;
-        *home = (unsigned)(g % l->nparts);
-        *set = (uint32_t)(g / l->nparts);
-        return;
-    }
     case SETHASH_STRIPE:
         /* consecutive lines take consecutive sets within a run of
          * 2^chunk_shift lines from a hashed start; home hashed per line */
@@ -155,13 +138,13 @@ static inline void hit_class(struct l2_cache *c, uint64_t slot, enum l2_prio pri
 {
     switch (prio) {
     case PRIO_EVICT_FIRST:
-        c->cls[slot] = CLS_FIRST;
+        c->w[slot].cls = CLS_FIRST;
         break;
     case PRIO_EVICT_NORMAL:
-        c->cls[slot] = CLS_NORMAL;
+        c->w[slot].cls = CLS_NORMAL;
         break;
     case PRIO_EVICT_LAST:
-        c->cls[slot] = copy ? CLS_NORMAL : CLS_LAST;
+        c->w[slot].cls = copy ? CLS_NORMAL : CLS_LAST;
         break;
     default:
         break;
@@ -172,9 +155,9 @@ static inline void hit_class(struct l2_cache *c, uint64_t slot, enum l2_prio pri
 static inline uint64_t fill_line(struct l2 *l, struct l2_cache *c, uint32_t set, uint64_t tag, enum l2_class cls,
                                  struct l2_outcome *out)
 {
-    uint64_t slot = l2_cache_victim(c, set);
-    if (c->tag[slot] != L2_TAG_NONE)
-        out->dram_wr += (uint32_t)__builtin_popcount(c->dirty[slot]) << l->sector_shift;
+    uint64_t slot = l2_cache_victim(c, set, cls);
+    if (c->w[slot].tag != L2_TAG_NONE)
+        out->dram_wr += (uint32_t)l2_popcount8(c->w[slot].dirty) << l->sector_shift;
     l2_cache_install(c, slot, tag, cls);
     return slot;
 }
@@ -186,7 +169,7 @@ static inline uint8_t home_read(struct l2 *l, struct l2_cache *c, uint32_t set, 
     int64_t s = l2_cache_find(c, set, line);
     uint8_t have = 0;
     if (s >= 0) {
-        have = c->valid[s] & need;
+        have = c->w[s].valid & need;
         l2_cache_touch(c, (uint64_t)s);
         hit_class(c, (uint64_t)s, prio, 0);
     }
@@ -198,7 +181,7 @@ static inline uint8_t home_read(struct l2 *l, struct l2_cache *c, uint32_t set, 
         if (prio != PRIO_NO_ALLOCATE) {
             if (s < 0)
                 s = (int64_t)fill_line(l, c, set, line, (enum l2_class)class_of_prio_fill[prio], out);
-            c->valid[s] |= miss;
+            c->w[s].valid |= miss;
         }
     }
     return have;
@@ -209,8 +192,14 @@ void l2_access(struct l2 *l, enum l2_op op, enum l2_prio prio, uint64_t line, ui
 {
     unsigned home;
     uint32_t set;
-    memset(out, 0, sizeof *out);
     l2_locate(l, line, &home, &set);
+    l2_access_at(l, op, prio, line, home, set, mask, sm, out);
+}
+
+void l2_access_at(struct l2 *l, enum l2_op op, enum l2_prio prio, uint64_t line, unsigned home, uint32_t set,
+                  uint8_t mask, int sm, struct l2_outcome *out)
+{
+    memset(out, 0, sizeof *out);
     unsigned near = sm >= 0 ? l->sm_part[sm] : home;
     struct l2_cache *hc = &l->part[home];
 
@@ -225,7 +214,7 @@ void l2_access(struct l2 *l, enum l2_op op, enum l2_prio prio, uint64_t line, ui
         int64_t s = l2_cache_find(nc, set, line);
         uint8_t have = 0;
         if (s >= 0) {
-            have = nc->valid[s] & mask;
+            have = nc->w[s].valid & mask;
             if (have) {
                 l2_cache_touch(nc, (uint64_t)s);
                 hit_class(nc, (uint64_t)s, prio, 1);
@@ -242,29 +231,34 @@ void l2_access(struct l2 *l, enum l2_op op, enum l2_prio prio, uint64_t line, ui
         if (!need)
             return;
         out->hit |= home_read(l, hc, set, line, need, prio, out);
-        if (op == OP_READ && l->cfg.far_copy && prio != PRIO_NO_ALLOCATE) {
+        if (op == OP_READ && l->cfg.far_copy && prio != PRIO_NO_ALLOCATE &&
+            (prio != PRIO_EVICT_FIRST || l->cfg.first_copy)) {
             if (s < 0)
                 s = (int64_t)fill_line(l, nc, set, line, prio == PRIO_EVICT_FIRST ? CLS_FIRST : CLS_NORMAL, out);
-            nc->valid[s] |= need;
+            nc->w[s].valid |= need;
         }
         return;
     }
     case OP_WRITE: {
+        /* measured: stored lines are not evicted first (an evict_first
+         * store behaves as a normal one) */
+        if (prio == PRIO_EVICT_FIRST)
+            prio = PRIO_EVICT_NORMAL;
         int64_t s = l2_cache_find(hc, set, line);
         if (s >= 0) {
-            out->hit = hc->valid[s] & mask;
+            out->hit = hc->w[s].valid & mask;
             l2_cache_touch(hc, (uint64_t)s);
             hit_class(hc, (uint64_t)s, prio, 0);
         } else {
             out->line_miss = mask;
             if (prio == PRIO_NO_ALLOCATE)
-                out->dram_wr += (uint32_t)__builtin_popcount(mask) << l->sector_shift;
+                out->dram_wr += (uint32_t)l2_popcount8(mask) << l->sector_shift;
             else
                 s = (int64_t)fill_line(l, hc, set, line, (enum l2_class)class_of_prio_fill[prio], out);
         }
         if (s >= 0) {
-            hc->valid[s] |= mask;
-            hc->dirty[s] |= mask;
+            hc->w[s].valid |= mask;
+            hc->w[s].dirty |= mask;
         }
         if (near == home)
             out->near_hit = out->hit;
@@ -286,8 +280,8 @@ void l2_access(struct l2 *l, enum l2_op op, enum l2_prio prio, uint64_t line, ui
             if (slot >= 0) {
                 if (op == OP_DISCARD)
                     l2_cache_drop(c, (uint64_t)slot);
-                else if (c->cls[slot] == CLS_LAST)
-                    c->cls[slot] = CLS_NORMAL;
+                else if (c->w[slot].cls == CLS_LAST)
+                    c->w[slot].cls = CLS_NORMAL;
             }
             if (near == home)
                 break;

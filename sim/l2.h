@@ -80,7 +80,17 @@ void l2_reset_persisting(struct l2 *l);
 void l2_access(struct l2 *l, enum l2_op op, enum l2_prio prio, uint64_t line, uint8_t mask, int sm,
                struct l2_outcome *out);
 
+/* The same, for a line already located with l2_locate. */
+void l2_access_at(struct l2 *l, enum l2_op op, enum l2_prio prio, uint64_t line, unsigned home, uint32_t set,
+                  uint8_t mask, int sm, struct l2_outcome *out);
+
 /* Home partition and set of a line. */
 void l2_locate(const struct l2 *l, uint64_t line, unsigned *home, uint32_t *set);
+
+/* Near partition of an SM (-1: none, the home partition). */
+static inline unsigned l2_near(const struct l2 *l, int sm, unsigned home)
+{
+    return sm >= 0 ? l->sm_part[sm] : home;
+}
 
 #endif

@@ -129,7 +129,7 @@ static inline void count(struct l2_counters *c, enum l2_op op, unsigned sectors,
 {
     c->sectors += sectors;
     c->sector_hits += hits;
-    c->near_hits += (unsigned)__builtin_popcount(o->near_hit);
+    c->near_hits += (unsigned)l2_popcount8(o->near_hit);
     if (op == OP_READ) {
         c->read_sectors += sectors;
         c->read_hits += hits;
@@ -167,12 +167,26 @@ static int sim_access(struct l2_sim *s, const struct l2_event *ev, l2_err *e)
     const unsigned ls = s->l2.line_shift, ss = s->l2.sector_shift;
     const uint64_t lmask = ((uint64_t)1 << ls) - 1;
     const uint64_t first = ev->addr >> ls, last = (ev->addr + ev->size - 1) >> ls;
+    const unsigned nlines = (unsigned)(last - first + 1);
     const enum l2_op op = (enum l2_op)ev->op;
     const int window = ev->tag == L2_TAG_GLOBAL && s->cur_win.active;
     unsigned seen = 0;
     int unspec = 0;
+    unsigned home[L2_MAX_ACCESS / 32 + 1];
+    uint32_t set[L2_MAX_ACCESS / 32 + 1];
 
-    for (uint64_t line = first; line <= last; line++) {
+    /* Locate every line and start fetching its sets, so the misses overlap. */
+    for (unsigned i = 0; i < nlines; i++) {
+        l2_locate(&s->l2, first + i, &home[i], &set[i]);
+        l2_cache_prefetch(&s->l2.part[home[i]], set[i]);
+        l2_cache_prefetch(&s->l2.part[l2_near(&s->l2, ev->sm, home[i])], set[i]);
+    }
+    /* With several lanes, this lane simulates the sets it owns and counts
+     * the access itself if it owns the first line. */
+    const int owner = s->lanes <= 1 || set[0] % s->lanes == s->lane;
+
+    for (unsigned i = 0; i < nlines; i++) {
+        uint64_t line = first + i;
         unsigned lo = line == first ? (unsigned)((ev->addr & lmask) >> ss) : 0;
         unsigned hi = line == last ? (unsigned)(((ev->addr + ev->size - 1) & lmask) >> ss) : s->l2.sectors - 1;
         uint8_t mask = (uint8_t)(((2u << hi) - 1) & ~((1u << lo) - 1));
@@ -187,19 +201,24 @@ static int sim_access(struct l2_sim *s, const struct l2_event *ev, l2_err *e)
             prio = b->prio;
         if (op == OP_DISCARD && (la < ev->addr || la + lmask > ev->addr + ev->size - 1))
             continue; /* only fully covered lines are discarded */
-        struct l2_outcome o;
-        l2_access(&s->l2, op, prio, line, mask, ev->sm, &o);
         seen |= 1u << prio;
+        if (s->lanes > 1 && set[i] % s->lanes != s->lane)
+            continue;
+        struct l2_outcome o;
+        l2_access_at(&s->l2, op, prio, line, home[i], set[i], mask, ev->sm, &o);
         if (op == OP_APPLY || op == OP_DISCARD)
             continue;
-        unsigned sectors = (unsigned)__builtin_popcount(mask);
-        unsigned hits = (unsigned)__builtin_popcount(o.hit);
+        unsigned sectors = (unsigned)l2_popcount8(mask);
+        unsigned hits = (unsigned)l2_popcount8(o.hit);
         unsigned miss = sectors - hits;
-        unsigned lmiss = (unsigned)__builtin_popcount(o.line_miss);
+        unsigned lmiss = (unsigned)l2_popcount8(o.line_miss);
         count(&k->total, op, sectors, &o, hits, miss, lmiss);
         count(&k->prio[prio], op, sectors, &o, hits, miss, lmiss);
         count(ct, op, sectors, &o, hits, miss, lmiss);
     }
+    s->accesses++;
+    if (!owner)
+        return 0;
     k->total.accesses++;
     ct->accesses++;
     k->total.unspecified += (unsigned)unspec;
@@ -207,7 +226,6 @@ static int sim_access(struct l2_sim *s, const struct l2_event *ev, l2_err *e)
     for (unsigned p = 0; p < L2_NPRIO; p++)
         if (seen & (1u << p))
             k->prio[p].accesses++;
-    s->accesses++;
     return 0;
 }
 

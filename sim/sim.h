@@ -90,6 +90,7 @@ struct l2_sim {
     uint32_t nk, capk;
     struct l2_def_log *defs;
     uint32_t ndefs, capdefs;
+    unsigned lane, lanes; /* with lanes > 1, only sets with set % lanes == lane are simulated */
     uint64_t records;  /* events consumed */
     uint64_t accesses; /* access events simulated */
 };

@@ -24,7 +24,7 @@ static void teardown(void)
 static uint64_t fill(uint64_t tag, enum l2_class cls)
 {
     ck_assert_int_lt(l2_cache_find(&c, 0, tag), 0);
-    uint64_t v = l2_cache_victim(&c, 0);
+    uint64_t v = l2_cache_victim(&c, 0, CLS_NORMAL);
     l2_cache_install(&c, v, tag, cls);
     return v;
 }
@@ -32,7 +32,7 @@ static uint64_t fill(uint64_t tag, enum l2_class cls)
 /* Tag that the next fill would evict (L2_TAG_NONE for an empty way). */
 static uint64_t victim_tag(void)
 {
-    return c.tag[l2_cache_victim(&c, 0)];
+    return c.w[l2_cache_victim(&c, 0, CLS_NORMAL)].tag;
 }
 
 static void touch(uint64_t tag)
@@ -47,9 +47,9 @@ START_TEST(init_empty)
     ck_assert_uint_eq(c.sets, 1);
     ck_assert_uint_eq(c.ways, 4);
     for (unsigned w = 0; w < 4; w++) {
-        ck_assert_uint_eq(c.tag[w], L2_TAG_NONE);
-        ck_assert_uint_eq(c.valid[w], 0);
-        ck_assert_uint_eq(c.dirty[w], 0);
+        ck_assert_uint_eq(c.w[w].tag, L2_TAG_NONE);
+        ck_assert_uint_eq(c.w[w].valid, 0);
+        ck_assert_uint_eq(c.w[w].dirty, 0);
     }
     ck_assert_int_eq(l2_cache_find(&c, 0, 0), -1);
 }
@@ -60,13 +60,13 @@ START_TEST(invalid_way_first)
     /* way 0 and 1 hold FIRST lines, yet an empty way is chosen */
     l2_cache_install(&c, 0, 10, CLS_FIRST);
     l2_cache_install(&c, 1, 11, CLS_FIRST);
-    ck_assert_uint_eq(l2_cache_victim(&c, 0), 2);
+    ck_assert_uint_eq(l2_cache_victim(&c, 0, CLS_NORMAL), 2);
     l2_cache_install(&c, 3, 13, CLS_FIRST);
-    ck_assert_uint_eq(l2_cache_victim(&c, 0), 2);
+    ck_assert_uint_eq(l2_cache_victim(&c, 0, CLS_NORMAL), 2);
     /* a dropped way is empty again and preferred over everything */
     l2_cache_install(&c, 2, 12, CLS_NORMAL);
     l2_cache_drop(&c, 1);
-    ck_assert_uint_eq(l2_cache_victim(&c, 0), 1);
+    ck_assert_uint_eq(l2_cache_victim(&c, 0, CLS_NORMAL), 1);
     ck_assert_int_eq(l2_cache_find(&c, 0, 11), -1);
     ck_assert_int_eq(l2_cache_find(&c, 0, 13), 3);
 }
@@ -81,7 +81,7 @@ START_TEST(first_before_older_normal)
     ck_assert_uint_eq(victim_tag(), 4);
     /* a stream of FIRST fills cycles through one way, leaving the rest */
     for (uint64_t t = 100; t < 110; t++) {
-        uint64_t v = l2_cache_victim(&c, 0);
+        uint64_t v = l2_cache_victim(&c, 0, CLS_NORMAL);
         ck_assert_uint_eq(v, 3);
         l2_cache_install(&c, v, t, CLS_FIRST);
     }
@@ -89,7 +89,7 @@ START_TEST(first_before_older_normal)
     ck_assert_int_ge(l2_cache_find(&c, 0, 2), 0);
     ck_assert_int_ge(l2_cache_find(&c, 0, 3), 0);
     /* among FIRST lines, the least recently used */
-    c.cls[1] = CLS_FIRST; /* line 2, older than line 109 */
+    c.w[1].cls = CLS_FIRST; /* line 2, older than line 109 */
     ck_assert_uint_eq(victim_tag(), 2);
     touch(2);
     ck_assert_uint_eq(victim_tag(), 109);
@@ -183,7 +183,7 @@ START_TEST(all_last_beyond_quota)
     fill(3, CLS_LAST);
     fill(4, CLS_FIRST);
     ck_assert_uint_eq(victim_tag(), 4);
-    c.cls[3] = CLS_LAST;
+    c.w[3].cls = CLS_LAST;
     touch(1);
     ck_assert_uint_eq(victim_tag(), 2);
 }
@@ -196,12 +196,12 @@ START_TEST(demote_all)
     fill(2, CLS_LAST);
     fill(3, CLS_FIRST);
     fill(4, CLS_NORMAL);
-    c.cls[2] = CLS_NORMAL; /* line 3 is normal now */
+    c.w[2].cls = CLS_NORMAL; /* line 3 is normal now */
     /* within quota: the NORMAL lines go first (3 then 4) */
     ck_assert_uint_eq(victim_tag(), 3);
     l2_cache_demote_all(&c);
     for (unsigned w = 0; w < 4; w++)
-        ck_assert_uint_ne(c.cls[w], CLS_LAST);
+        ck_assert_uint_ne(c.w[w].cls, CLS_LAST);
     /* all normal now: plain LRU, line 1 first */
     ck_assert_uint_eq(victim_tag(), 1);
     /* FIRST lines are not touched by the demotion */
@@ -209,8 +209,8 @@ START_TEST(demote_all)
     fill(1, CLS_FIRST);
     fill(2, CLS_LAST);
     l2_cache_demote_all(&c);
-    ck_assert_uint_eq(c.cls[l2_cache_find(&c, 0, 1)], CLS_FIRST);
-    ck_assert_uint_eq(c.cls[l2_cache_find(&c, 0, 2)], CLS_NORMAL);
+    ck_assert_uint_eq(c.w[l2_cache_find(&c, 0, 1)].cls, CLS_FIRST);
+    ck_assert_uint_eq(c.w[l2_cache_find(&c, 0, 2)].cls, CLS_NORMAL);
 }
 END_TEST
 
@@ -222,10 +222,10 @@ START_TEST(sets_are_independent)
     l2_cache_install(&d, 2 * 2 + 0, 7, CLS_NORMAL);
     ck_assert_int_eq(l2_cache_find(&d, 2, 7), 4);
     ck_assert_int_eq(l2_cache_find(&d, 1, 7), -1);
-    ck_assert_uint_eq(l2_cache_victim(&d, 2), 5);
-    ck_assert_uint_eq(l2_cache_victim(&d, 3), 6);
+    ck_assert_uint_eq(l2_cache_victim(&d, 2, CLS_NORMAL), 5);
+    ck_assert_uint_eq(l2_cache_victim(&d, 3, CLS_NORMAL), 6);
     l2_cache_install(&d, 5, 8, CLS_NORMAL);
-    ck_assert_uint_eq(l2_cache_victim(&d, 2), 4);
+    ck_assert_uint_eq(l2_cache_victim(&d, 2, CLS_NORMAL), 4);
     l2_cache_clear(&d);
     ck_assert_int_eq(l2_cache_find(&d, 2, 7), -1);
     l2_cache_free(&d);

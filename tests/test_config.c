@@ -76,7 +76,7 @@ START_TEST(file_values_and_comments)
                        "setaside_max = 3KiB\n"
                        "line_size = 128B\n"
                        "sm_map = half\n"
-                       "set_hash = xor\n"
+                       "set_hash = stripe\n"
                        "sms = 108",
                        path, &e);
     ck_assert_msg(rc == 0, "%s", e.msg);
@@ -87,7 +87,7 @@ START_TEST(file_values_and_comments)
     ck_assert_uint_eq(c.setaside_max, 3072);
     ck_assert_uint_eq(c.line_size, 128);
     ck_assert_uint_eq(c.sm_map, SMMAP_HALF);
-    ck_assert_uint_eq(c.set_hash, SETHASH_XOR);
+    ck_assert_uint_eq(c.set_hash, SETHASH_STRIPE);
     ck_assert_uint_eq(c.sms, 108);
     ck_assert_uint_eq(c.partitions, 2); /* untouched keys keep their defaults */
 }
