@@ -4,7 +4,7 @@
 # the H100 measurements; `make bench` measures speed and memory.
 
 CC       ?= cc
-DEPS     := uthash-dev check pkg-config
+DEPS     := uthash-dev check pkg-config zlib1g-dev libzstd-dev
 CSTD     := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 OPT      ?= -O2 -g
@@ -16,7 +16,10 @@ else
 BUILD    ?= build
 endif
 CFLAGS   += $(CSTD) $(WARN) $(OPT)
-LDLIBS   += -lm
+# zlib (gzip traces, checksums) and libzstd; deferred (=) so that pkg-config
+# runs after tools/deps.sh has installed it
+ZLIBS     = $(or $(shell pkg-config --libs zlib libzstd 2>/dev/null),-lz -lzstd)
+LDLIBS   += $(ZLIBS) -lm
 
 LIB_SRC  := $(filter-out sim/main.c,$(wildcard sim/*.c))
 LIB_OBJ  := $(LIB_SRC:sim/%.c=$(BUILD)/obj/%.o)
@@ -24,7 +27,7 @@ TEST_SRC := $(wildcard tests/test_*.c)
 STAMP    := $(BUILD)/.deps
 
 .PHONY: all deps test unit golden golden-update calibrate bench clean
-all: $(BUILD)/l2sim $(BUILD)/scengen
+all: $(BUILD)/l2sim $(BUILD)/scengen $(BUILD)/tracegen
 
 $(STAMP):
 	@mkdir -p $(BUILD)
@@ -44,6 +47,9 @@ $(BUILD)/l2sim: $(BUILD)/obj/main.o $(BUILD)/libl2sim.a
 	$(CC) $(LDSAN) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/scengen: tools/scengen/scengen.c $(STAMP)
+	$(CC) $(CFLAGS) -o $@ $< $(LDSAN) $(LDLIBS)
+
+$(BUILD)/tracegen: tools/tracegen/tracegen.c $(STAMP)
 	$(CC) $(CFLAGS) -o $@ $< $(LDSAN) $(LDLIBS)
 
 CHECK_CFLAGS = $(shell pkg-config --cflags check)

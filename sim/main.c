@@ -9,11 +9,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "policy.h"
 #include "report.h"
 #include "sim.h"
+#include "source.h"
 #include "symtab.h"
 #include "trace.h"
 
@@ -49,6 +53,7 @@ static void help_main(FILE *f)
             "  run       simulate a trace and report hit rates per kernel, priority and tag\n"
             "  compare   simulate two or more variants over one trace, side by side\n"
             "  encode    print the 64-bit policy descriptor of a request, or decode one\n"
+            "  convert   convert a trace between the text and binary formats, optionally compressed\n"
             "  help      this text; 'l2sim COMMAND --help' explains a command\n"
             "\n"
             "exit codes: 0 success, 1 an expectation (--expect) failed, 2 bad input or usage\n",
@@ -110,6 +115,23 @@ static void help_encode(FILE *f)
                "  l2sim encode interleaved persisting 0.5 streaming        (libcu++: 1/16 applied)\n"
                "  l2sim encode interleaved evict_last 0.5 evict_first api=ptx\n"
                "  l2sim encode 0x1570000000000000\n");
+}
+
+static void help_convert(FILE *f)
+{
+    fprintf(f, "usage: l2sim convert [--to text|binary] [--compress none|gzip|zstd] IN OUT\n\n"
+               "Converts the trace IN (text or binary, plain, gzip or zstd: recognised by its first bytes)\n"
+               "into OUT; '-' is standard input or output.  Without --to, a text trace becomes binary and a\n"
+               "binary trace text.  The conversion is lossless: every event reads back the same, and\n"
+               "text -> binary -> text -> binary gives the same binary file.  Comments and the spelling\n"
+               "of numbers and names are not kept (the text written is canonical).\n\n"
+               "options:\n"
+               "  --to text|binary            output format\n"
+               "  --compress none|gzip|zstd   compress the output (default none); l2sim reads either\n"
+               "examples:\n"
+               "  l2sim convert traces/update.trace update.l2b\n"
+               "  l2sim convert --compress zstd traces/update.trace update.l2b.zst\n"
+               "  l2sim convert update.l2b - | less\n");
 }
 
 /* ---- options ---- */
@@ -287,7 +309,8 @@ static int load_policy_file(struct l2_sim *s, const char *path, struct l2_symtab
     int r;
     while ((r = l2_trace_next(t, &ev, e)) > 0) {
         if (l2_sim_policy_event(s, &ev, e) < 0) {
-            r = l2_prefix(e, "%s:%" PRIu64, path, ev.pos);
+            char where[L2_ERR_MAX];
+            r = l2_prefix(e, "%s", l2_trace_where(t, ev.pos, where, sizeof where));
             break;
         }
     }
@@ -295,25 +318,84 @@ static int load_policy_file(struct l2_sim *s, const char *path, struct l2_symtab
     return r < 0 ? -1 : 0;
 }
 
+/* The progress line: shown on a terminal for runs longer than a second. */
+struct progress {
+    int tty;
+    int shown;
+    double t0;
+};
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void progress_start(struct progress *p)
+{
+    p->tty = isatty(STDERR_FILENO);
+    p->shown = 0;
+    p->t0 = p->tty ? now_s() : 0;
+}
+
+static void progress_show(struct progress *p, const struct l2_trace *t, uint64_t records)
+{
+    double el = now_s() - p->t0;
+    if (el < 1.0)
+        return;
+    char line[160];
+    size_t k = (size_t)snprintf(line, sizeof line, "%s: %.1fM records", prog, (double)records / 1e6);
+    double f = l2_trace_fraction(t);
+    if (f > 0 && k < sizeof line)
+        k += (size_t)snprintf(line + k, sizeof line - k, " (%.0f%%)", 100 * f);
+    if (k < sizeof line)
+        k += (size_t)snprintf(line + k, sizeof line - k, ", %.1fM records/s", (double)records / el / 1e6);
+    if (f > 0 && f < 1 && k < sizeof line) {
+        unsigned long left = (unsigned long)(el * (1 - f) / f + 0.5);
+        snprintf(line + k, sizeof line - k, ", %lu:%02lu left", left / 60, left % 60);
+    }
+    fprintf(stderr, "\r%s\033[K", line);
+    fflush(stderr);
+    p->shown = 1;
+}
+
+static void progress_end(struct progress *p)
+{
+    if (p->shown) {
+        fputs("\r\033[K", stderr);
+        fflush(stderr);
+    }
+}
+
+#define PROGRESS_EVERY ((UINT64_C(1) << 20) - 1) /* look at the clock every 1M records */
+
 /* Reads the trace once, feeding every variant. Returns records read or -1. */
 static int64_t simulate(struct l2_sim **sims, int n, const char *path, struct l2_symtab *syms, l2_err *e)
 {
     struct l2_trace *t;
     struct l2_event ev;
+    struct progress pg;
     int64_t records = 0;
     if (l2_trace_open(&t, path, syms, e) < 0)
         return -1;
+    progress_start(&pg);
     int r;
     while ((r = l2_trace_next(t, &ev, e)) > 0) {
         records++;
         for (int i = 0; i < n; i++) {
             if (l2_sim_event(sims[i], &ev, e) < 0) {
-                l2_prefix(e, "%s:%" PRIu64, l2_trace_name(t), ev.pos);
-                l2_trace_close(t);
-                return -1;
+                char where[L2_ERR_MAX];
+                l2_prefix(e, "%s", l2_trace_where(t, ev.pos, where, sizeof where));
+                r = -1;
+                goto out;
             }
         }
+        if (pg.tty && ((uint64_t)records & PROGRESS_EVERY) == 0)
+            progress_show(&pg, t, (uint64_t)records);
     }
+out:
+    progress_end(&pg);
     l2_trace_close(t);
     return r < 0 ? -1 : records;
 }
@@ -481,6 +563,150 @@ static int cmd_encode(int argc, char **argv)
     return 0;
 }
 
+/* Writes every event of an open trace as text, in 1 MiB pieces. */
+static int convert_to_text(struct l2_trace *t, struct l2_sink *out, const struct l2_symtab *syms, l2_err *e)
+{
+    const size_t cap = 1u << 20;
+    char *buf = malloc(cap);
+    char *big = NULL;
+    size_t len = 0;
+    struct l2_event ev;
+    int r;
+    if (!buf)
+        return l2_fail(e, "out of memory");
+    while ((r = l2_trace_next(t, &ev, e)) > 0) {
+        size_t k = l2_event_format_text(buf + len, cap - len, &ev, syms);
+        if (k >= cap - len) { /* did not fit: flush, then format again */
+            if (l2_sink_write(out, buf, len, e) < 0) {
+                r = -1;
+                break;
+            }
+            len = 0;
+            if (k >= cap) { /* a line longer than the buffer (a long policy name) */
+                free(big);
+                big = malloc(k + 1);
+                if (!big) {
+                    r = l2_fail(e, "out of memory");
+                    break;
+                }
+                l2_event_format_text(big, k + 1, &ev, syms);
+                if (l2_sink_write(out, big, k, e) < 0) {
+                    r = -1;
+                    break;
+                }
+                continue;
+            }
+            k = l2_event_format_text(buf, cap, &ev, syms);
+        }
+        len += k;
+    }
+    if (r == 0)
+        r = l2_sink_write(out, buf, len, e);
+    free(buf);
+    free(big);
+    return r < 0 ? -1 : 0;
+}
+
+static int convert_to_binary(struct l2_trace *t, struct l2_sink *out, const struct l2_symtab *syms, l2_err *e)
+{
+    struct l2_bin_writer *w;
+    struct l2_event ev;
+    int r;
+    if (l2_bin_writer_open(&w, syms, e) < 0)
+        return -1;
+    while ((r = l2_trace_next(t, &ev, e)) > 0) {
+        if (l2_bin_writer_add(w, &ev, e) < 0) {
+            char where[L2_ERR_MAX];
+            r = l2_prefix(e, "%s", l2_trace_where(t, ev.pos, where, sizeof where));
+            break;
+        }
+    }
+    if (r == 0)
+        r = l2_bin_writer_finish(w, out, e);
+    l2_bin_writer_free(w);
+    return r < 0 ? -1 : 0;
+}
+
+static int cmd_convert(int argc, char **argv)
+{
+    const char *cmd = "convert", *in = NULL, *out = NULL;
+    int to = -1; /* enum l2_trace_format, or -1: the other one */
+    enum l2_comp comp = L2_COMP_NONE;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            help_convert(stdout);
+            return 0;
+        } else if (strcmp(a, "--to") == 0 || strcmp(a, "--compress") == 0) {
+            if (i + 1 == argc) {
+                fprintf(stderr, "%s %s: %s needs a value\n", prog, cmd, a);
+                return EXIT_INPUT;
+            }
+            const char *v = argv[++i];
+            if (strcmp(a, "--to") == 0) {
+                if (strcmp(v, "text") == 0)
+                    to = L2_FMT_TEXT;
+                else if (strcmp(v, "binary") == 0)
+                    to = L2_FMT_BINARY;
+                else
+                    return usage_error(cmd, "--to must be text or binary");
+            } else if (strcmp(v, "none") == 0) {
+                comp = L2_COMP_NONE;
+            } else if (strcmp(v, "gzip") == 0) {
+                comp = L2_COMP_GZIP;
+            } else if (strcmp(v, "zstd") == 0) {
+                comp = L2_COMP_ZSTD;
+            } else {
+                return usage_error(cmd, "--compress must be none, gzip or zstd");
+            }
+        } else if (a[0] == '-' && a[1] != 0) {
+            fprintf(stderr, "%s %s: unknown option '%s' (see '%s %s --help')\n", prog, cmd, a, prog, cmd);
+            return EXIT_INPUT;
+        } else if (!in) {
+            in = a;
+        } else if (!out) {
+            out = a;
+        } else {
+            return usage_error(cmd, "more than two files given");
+        }
+    }
+    if (!out)
+        return usage_error(cmd, "needs IN and OUT");
+    struct stat si, so;
+    if (strcmp(in, "-") != 0 && strcmp(out, "-") != 0 && stat(in, &si) == 0 && stat(out, &so) == 0 &&
+        si.st_dev == so.st_dev && si.st_ino == so.st_ino)
+        return usage_error(cmd, "IN and OUT are the same file");
+    l2_err e;
+    struct l2_symtab syms;
+    struct l2_trace *t;
+    struct l2_sink *sink;
+    if (l2_symtab_init(&syms, &e) < 0)
+        return die(&e);
+    if (l2_trace_open(&t, in, &syms, &e) < 0) {
+        l2_symtab_free(&syms);
+        return die(&e);
+    }
+    if (to < 0)
+        to = l2_trace_format(t) == L2_FMT_TEXT ? L2_FMT_BINARY : L2_FMT_TEXT;
+    int rc = 0;
+    if (strcmp(out, "-") == 0 && (to == L2_FMT_BINARY || comp != L2_COMP_NONE) && isatty(STDOUT_FILENO)) {
+        rc = usage_error(cmd, "will not write binary data to a terminal");
+    } else if (l2_sink_open(&sink, out, comp, &e) < 0) {
+        rc = die(&e);
+    } else {
+        int r = to == L2_FMT_BINARY ? convert_to_binary(t, sink, &syms, &e) : convert_to_text(t, sink, &syms, &e);
+        if (r < 0) {
+            l2_sink_abort(sink);
+            rc = die(&e);
+        } else if (l2_sink_close(sink, &e) < 0) {
+            rc = die(&e);
+        }
+    }
+    l2_trace_close(t);
+    l2_symtab_free(&syms);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -494,6 +720,8 @@ int main(int argc, char **argv)
         return cmd_compare(argc - 2, argv + 2);
     if (strcmp(cmd, "encode") == 0)
         return cmd_encode(argc - 2, argv + 2);
+    if (strcmp(cmd, "convert") == 0)
+        return cmd_convert(argc - 2, argv + 2);
     if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
         help_main(stdout);
         return 0;

@@ -1,10 +1,12 @@
 /*
- * trace.h - trace events and readers.
+ * trace.h - trace events, readers and writers.
  *
- * A reader turns a trace (text now; other formats plug in behind the same
- * l2_trace_* calls) into events: accesses and directives, in order, each
- * with its source position.  Readers know nothing of caches; names are
- * interned in a shared symbol table and events carry ids.
+ * A reader turns a trace into events: accesses and directives, in order,
+ * each with its source position.  l2_trace_open recognises the format by
+ * its first bytes: the binary format (magic "L2SIMTRB", README "Binary
+ * trace format"), gzip or zstd compression of either format, and text
+ * otherwise.  Readers know nothing of caches; names are interned in a
+ * shared symbol table and events carry ids.
  */
 #ifndef L2SIM_TRACE_H
 #define L2SIM_TRACE_H
@@ -39,16 +41,49 @@ struct l2_event {
 };
 
 struct l2_trace;
+struct l2_sink;
 
-/* Opens path ("-" = standard input). */
+enum l2_trace_format { L2_FMT_TEXT, L2_FMT_BINARY };
+
+/* Opens path ("-" = standard input), plain or compressed, text or binary.
+ * A binary trace's header is read and checked here. */
 int l2_trace_open(struct l2_trace **t, const char *path, struct l2_symtab *syms, l2_err *e);
-/* Next event: 1, 0 at the end, -1 on error (e names file and line). */
+/* Next event: 1, 0 at the end, -1 on error (e names file and line or
+ * record).  A binary trace hands out no record of a block of records
+ * before that block's checksum has been verified, and a truncated file
+ * fails before the records it lacks would have been handed out. */
 int l2_trace_next(struct l2_trace *t, struct l2_event *ev, l2_err *e);
-/* "file:line" of an event, for errors found after reading. */
+/* The file name used in errors ("<stdin>" for "-"). */
 const char *l2_trace_name(const struct l2_trace *t);
+/* "FILE:LINE" (text) or "FILE:record N" (binary) of an event position,
+ * for errors found after reading; returns buf. */
+const char *l2_trace_where(const struct l2_trace *t, uint64_t pos, char *buf, size_t n);
+enum l2_trace_format l2_trace_format(const struct l2_trace *t);
+/* Records in the trace when known (a binary header), else -1. */
+int64_t l2_trace_total(const struct l2_trace *t);
+/* Fraction of the trace read so far, for progress displays: by records
+ * for a binary trace, by file bytes for a regular file, else -1. */
+double l2_trace_fraction(const struct l2_trace *t);
 void l2_trace_close(struct l2_trace *t);
 
-/* Writes an event as a text trace line. */
-void l2_event_write_text(FILE *f, const struct l2_event *ev, const struct l2_symtab *syms);
+/* Writes an event as a text trace line; -1 on a write error or out of
+ * memory. */
+int l2_event_write_text(FILE *f, const struct l2_event *ev, const struct l2_symtab *syms);
+/* Formats the same line (with its newline) into buf; returns its length,
+ * which is >= n when it did not fit (as snprintf). */
+size_t l2_event_format_text(char *buf, size_t n, const struct l2_event *ev, const struct l2_symtab *syms);
+
+/*
+ * Binary writer.  Events are encoded as they come (records go to a
+ * temporary file once they outgrow a 1 MiB buffer); l2_bin_writer_finish
+ * writes the header with its tables and then the records, in checksummed
+ * blocks, to the sink.  Errors name the record ("record N: reason").
+ */
+struct l2_bin_writer;
+
+int l2_bin_writer_open(struct l2_bin_writer **w, const struct l2_symtab *syms, l2_err *e);
+int l2_bin_writer_add(struct l2_bin_writer *w, const struct l2_event *ev, l2_err *e);
+int l2_bin_writer_finish(struct l2_bin_writer *w, struct l2_sink *out, l2_err *e);
+void l2_bin_writer_free(struct l2_bin_writer *w);
 
 #endif

@@ -12,79 +12,42 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace.h"
+#include "trace_impl.h"
 
 #define BUF_SIZE (1u << 20)
 #define MAX_LINE 65536u
 #define MAX_WORDS 16
 
-struct l2_trace {
-    FILE *f;
-    int own;
-    char *name;
-    char *buf;
-    size_t len, pos;
-    int eof;
-    uint64_t lineno;
-    struct l2_symtab *syms;
-    char last_tag[64];
-    size_t last_len;
-    uint32_t last_id;
-};
-
-int l2_trace_open(struct l2_trace **out, const char *path, struct l2_symtab *syms, l2_err *e)
+int l2_text_start(struct l2_trace *t, const unsigned char *head, size_t n, int eof, l2_err *e)
 {
-    struct l2_trace *t = calloc(1, sizeof *t);
-    if (!t)
+    struct l2_text_state *x = &t->text;
+    x->buf = malloc(BUF_SIZE);
+    if (!x->buf)
         return l2_fail(e, "out of memory");
-    t->buf = malloc(BUF_SIZE);
-    t->name = strdup(strcmp(path, "-") == 0 ? "<stdin>" : path);
-    if (!t->buf || !t->name) {
-        l2_trace_close(t);
-        return l2_fail(e, "out of memory");
-    }
-    if (strcmp(path, "-") == 0) {
-        t->f = stdin;
-    } else {
-        t->f = fopen(path, "rb");
-        if (!t->f) {
-            int err = errno;
-            l2_trace_close(t);
-            return l2_fail(e, "%s: cannot open: %s", path, strerror(err));
-        }
-        t->own = 1;
-    }
-    t->syms = syms;
-    t->last_id = UINT32_MAX;
-    *out = t;
+    memcpy(x->buf, head, n);
+    x->len = n;
+    x->eof = eof;
+    x->last_id = UINT32_MAX;
+    t->fmt = L2_FMT_TEXT;
     return 0;
 }
 
-void l2_trace_close(struct l2_trace *t)
+void l2_text_free(struct l2_trace *t)
 {
-    if (!t)
-        return;
-    if (t->own && t->f)
-        fclose(t->f);
-    free(t->buf);
-    free(t->name);
-    free(t);
-}
-
-const char *l2_trace_name(const struct l2_trace *t)
-{
-    return t->name;
+    free(t->text.buf);
+    t->text.buf = NULL;
 }
 
 /* Next line as [*s, *s + *n), without the newline; 0 at end, -1 on error. */
-static int next_line(struct l2_trace *t, const char **s, size_t *n, l2_err *e)
+static int next_line(struct l2_trace *tr, const char **s, size_t *n, l2_err *e)
 {
+    struct l2_text_state *t = &tr->text;
     for (;;) {
         char *p = t->buf + t->pos;
         size_t avail = t->len - t->pos;
         char *nl = avail ? memchr(p, '\n', avail) : NULL;
         if (nl && (size_t)(nl - p) >= MAX_LINE)
-            return l2_fail(e, "%s:%" PRIu64 ": line longer than %u bytes", t->name, t->lineno + 1, MAX_LINE);
+            return l2_fail(e, "%s:%" PRIu64 ": line longer than %u bytes", tr->name, t->lineno + 1, MAX_LINE);
         if (nl) {
             *s = p;
             *n = (size_t)(nl - p);
@@ -96,7 +59,7 @@ static int next_line(struct l2_trace *t, const char **s, size_t *n, l2_err *e)
             if (!avail)
                 return 0;
             if (avail >= MAX_LINE)
-                return l2_fail(e, "%s:%" PRIu64 ": line longer than %u bytes", t->name, t->lineno + 1, MAX_LINE);
+                return l2_fail(e, "%s:%" PRIu64 ": line longer than %u bytes", tr->name, t->lineno + 1, MAX_LINE);
             *s = p;
             *n = avail;
             t->pos = t->len;
@@ -104,17 +67,17 @@ static int next_line(struct l2_trace *t, const char **s, size_t *n, l2_err *e)
             return 1;
         }
         if (avail >= MAX_LINE)
-            return l2_fail(e, "%s:%" PRIu64 ": line longer than %u bytes", t->name, t->lineno + 1, MAX_LINE);
+            return l2_fail(e, "%s:%" PRIu64 ": line longer than %u bytes", tr->name, t->lineno + 1, MAX_LINE);
         memmove(t->buf, p, avail);
         t->len = avail;
         t->pos = 0;
-        size_t got = fread(t->buf + t->len, 1, BUF_SIZE - t->len, t->f);
-        t->len += got;
-        if (got == 0) {
-            if (ferror(t->f))
-                return l2_fail(e, "%s: read error: %s", t->name, strerror(errno));
+        size_t want = BUF_SIZE - t->len;
+        int64_t got = l2_source_read(tr->src, t->buf + t->len, want, e);
+        if (got < 0)
+            return -1;
+        t->len += (size_t)got;
+        if ((size_t)got < want)
             t->eof = 1;
-        }
     }
 }
 
@@ -169,8 +132,8 @@ static int parse_u32_word(const char *w, size_t n, uint32_t *out, const char *wh
 /* Resolves an access tag to a symbol id. */
 static int access_tag(struct l2_trace *t, const char *w, size_t n, uint32_t *id, l2_err *e)
 {
-    if (n == t->last_len && memcmp(w, t->last_tag, n) == 0) {
-        *id = t->last_id;
+    if (n == t->text.last_len && memcmp(w, t->text.last_tag, n) == 0) {
+        *id = t->text.last_id;
         return 0;
     }
     int64_t s = l2_sym_find(t->syms, w, n);
@@ -182,10 +145,10 @@ static int access_tag(struct l2_trace *t, const char *w, size_t n, uint32_t *id,
                        (int)n, w);
     }
     *id = (uint32_t)s;
-    if (n < sizeof t->last_tag) {
-        memcpy(t->last_tag, w, n);
-        t->last_len = n;
-        t->last_id = *id;
+    if (n < sizeof t->text.last_tag) {
+        memcpy(t->text.last_tag, w, n);
+        t->text.last_len = n;
+        t->text.last_id = *id;
     }
     return 0;
 }
@@ -262,8 +225,8 @@ static int parse_directive(struct l2_trace *t, const char **w, const size_t *wl,
         if (id < 0)
             return l2_fail(e, "out of memory");
         l2_sym_set_flags(t->syms, (uint32_t)id, L2_SYM_POLICY);
-        t->last_id = UINT32_MAX;
-        t->last_len = SIZE_MAX;
+        t->text.last_id = UINT32_MAX;
+        t->text.last_len = SIZE_MAX;
         ev->type = EV_POLICY;
         ev->name = (uint32_t)id;
         return 0;
@@ -307,7 +270,7 @@ static int parse_directive(struct l2_trace *t, const char **w, const size_t *wl,
                    (int)wl[0], w[0]);
 }
 
-int l2_trace_next(struct l2_trace *t, struct l2_event *ev, l2_err *e)
+int l2_text_next(struct l2_trace *t, struct l2_event *ev, l2_err *e)
 {
     const char *s = NULL;
     size_t n = 0;
@@ -321,7 +284,7 @@ int l2_trace_next(struct l2_trace *t, struct l2_event *ev, l2_err *e)
         if (nw == 0)
             continue;
         memset(ev, 0, offsetof(struct l2_event, pol));
-        ev->pos = t->lineno;
+        ev->pos = t->text.lineno;
         if (nw < 0)
             r = l2_fail(e, "too many words");
         else if (wl[0] == 1 && strchr("RWPAD", w[0][0]))
@@ -329,7 +292,7 @@ int l2_trace_next(struct l2_trace *t, struct l2_event *ev, l2_err *e)
         else
             r = parse_directive(t, w, wl, nw, ev, e);
         if (r < 0)
-            return l2_prefix(e, "%s:%" PRIu64, t->name, t->lineno);
+            return l2_prefix(e, "%s:%" PRIu64, t->name, t->text.lineno);
         return 1;
     }
 }
@@ -339,48 +302,67 @@ static const char *api_name(enum l2_api a)
     return a == API_PTX ? "ptx" : "libcu";
 }
 
-void l2_event_write_text(FILE *f, const struct l2_event *ev, const struct l2_symtab *syms)
+size_t l2_event_format_text(char *buf, size_t n, const struct l2_event *ev, const struct l2_symtab *syms)
 {
     const struct l2_policy_spec *p = &ev->pol;
     const struct l2_window_spec *w = &ev->win;
     char stream[32] = "";
+    int k = 0;
     if (ev->stream)
         snprintf(stream, sizeof stream, " stream=%u", ev->stream);
     switch (ev->type) {
-    case EV_ACCESS:
-        fprintf(f, "%c 0x%" PRIx64 " %u", l2_op_chars[ev->op], ev->addr, ev->size);
-        if (ev->tag != L2_TAG_GLOBAL)
-            fprintf(f, " %s", l2_sym_name(syms, ev->tag));
+    case EV_ACCESS: {
+        char sm[24] = "";
         if (ev->sm >= 0)
-            fprintf(f, " sm=%d", ev->sm);
-        fputc('\n', f);
-        return;
-    case EV_POLICY:
-        fprintf(f, "policy %s ", l2_sym_name(syms, ev->name));
-        if (p->kind == POL_INTERLEAVED)
-            fprintf(f, "interleaved %s %.17g %s api=%s\n", l2_prio_names[p->primary], p->fraction,
-                    l2_prio_names[p->secondary], api_name(p->api));
-        else if (p->kind == POL_RANGE)
-            fprintf(f, "range 0x%" PRIx64 " %" PRIu64 " %" PRIu64 " %s %s api=%s\n", p->base, p->leading, p->total,
-                    l2_prio_names[p->primary], l2_prio_names[p->secondary], api_name(p->api));
-        else
-            fprintf(f, "descriptor 0x%016" PRIx64 "\n", p->desc);
-        return;
-    case EV_WINDOW:
-        fprintf(f, "window 0x%" PRIx64 " %" PRIu64 " %.17g %s %s%s\n", w->base, w->bytes, w->hit_ratio,
-                l2_prio_names[w->hit_prop], l2_prio_names[w->miss_prop], stream);
-        return;
-    case EV_WINDOW_OFF:
-        fprintf(f, "window off%s\n", stream);
-        return;
-    case EV_SETASIDE:
-        fprintf(f, "setaside %" PRIu64 "\n", ev->bytes);
-        return;
-    case EV_RESET:
-        fputs("reset\n", f);
-        return;
-    case EV_KERNEL:
-        fprintf(f, "kernel %s%s\n", ev->kname, stream);
-        return;
+            snprintf(sm, sizeof sm, " sm=%d", ev->sm);
+        const char *tag = ev->tag != L2_TAG_GLOBAL ? l2_sym_name(syms, ev->tag) : NULL;
+        k = snprintf(buf, n, "%c 0x%" PRIx64 " %u%s%s%s\n", l2_op_chars[ev->op], ev->addr, ev->size, tag ? " " : "",
+                     tag ? tag : "", sm);
+        break;
     }
+    case EV_POLICY:
+        if (p->kind == POL_INTERLEAVED)
+            k = snprintf(buf, n, "policy %s interleaved %s %.17g %s api=%s\n", l2_sym_name(syms, ev->name),
+                         l2_prio_names[p->primary], p->fraction, l2_prio_names[p->secondary], api_name(p->api));
+        else if (p->kind == POL_RANGE)
+            k = snprintf(buf, n, "policy %s range 0x%" PRIx64 " %" PRIu64 " %" PRIu64 " %s %s api=%s\n",
+                         l2_sym_name(syms, ev->name), p->base, p->leading, p->total, l2_prio_names[p->primary],
+                         l2_prio_names[p->secondary], api_name(p->api));
+        else /* api only matters to the other kinds, but is kept so that conversions are lossless */
+            k = snprintf(buf, n, "policy %s descriptor 0x%016" PRIx64 "%s\n", l2_sym_name(syms, ev->name), p->desc,
+                         p->api == API_PTX ? " api=ptx" : "");
+        break;
+    case EV_WINDOW:
+        k = snprintf(buf, n, "window 0x%" PRIx64 " %" PRIu64 " %.17g %s %s%s\n", w->base, w->bytes, w->hit_ratio,
+                     l2_prio_names[w->hit_prop], l2_prio_names[w->miss_prop], stream);
+        break;
+    case EV_WINDOW_OFF:
+        k = snprintf(buf, n, "window off%s\n", stream);
+        break;
+    case EV_SETASIDE:
+        k = snprintf(buf, n, "setaside %" PRIu64 "\n", ev->bytes);
+        break;
+    case EV_RESET:
+        k = snprintf(buf, n, "reset\n");
+        break;
+    case EV_KERNEL:
+        k = snprintf(buf, n, "kernel %s%s\n", ev->kname, stream);
+        break;
+    }
+    return k < 0 ? 0 : (size_t)k;
+}
+
+int l2_event_write_text(FILE *f, const struct l2_event *ev, const struct l2_symtab *syms)
+{
+    char small[512];
+    size_t k = l2_event_format_text(small, sizeof small, ev, syms);
+    if (k < sizeof small)
+        return fwrite(small, 1, k, f) == k ? 0 : -1;
+    char *big = malloc(k + 1); /* a long policy name (up to 64 KiB) */
+    if (!big)
+        return -1;
+    l2_event_format_text(big, k + 1, ev, syms);
+    int r = fwrite(big, 1, k, f) == k ? 0 : -1;
+    free(big);
+    return r;
 }

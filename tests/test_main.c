@@ -8,6 +8,7 @@ int main(void)
 {
     SRunner *sr = srunner_create(config_suite());
     srunner_add_suite(sr, trace_suite());
+    srunner_add_suite(sr, trace_bin_suite());
     srunner_add_suite(sr, policy_suite());
     srunner_add_suite(sr, cache_suite());
     srunner_add_suite(sr, l2_suite());

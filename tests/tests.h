@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 Suite *trace_suite(void);
+Suite *trace_bin_suite(void);
 Suite *policy_suite(void);
 Suite *cache_suite(void);
 Suite *l2_suite(void);

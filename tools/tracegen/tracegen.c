@@ -4,6 +4,8 @@
  *
  *   tracegen update [MIB]     the `update` example of cuda::annotated_ptr
  *   tracegen quickstart       a small tour of the trace format
+ *   tracegen bench [N]        a benchmark trace of N accesses (default
+ *                             50,000,000) using every kind of record
  *
  * update: x[i] = a[i] * x[i] + b[i] over five int arrays of MIB MiB
  * (default 12): update(x_s, a_p, b_p); update(y_s, a_p, b_p);
@@ -21,7 +23,7 @@
 
 static int usage(void)
 {
-    fputs("usage: tracegen update [MIB] | tracegen quickstart\n", stderr);
+    fputs("usage: tracegen update [MIB] | tracegen quickstart | tracegen bench [N]\n", stderr);
     return 2;
 }
 
@@ -96,6 +98,206 @@ static int quickstart(void)
     return 0;
 }
 
+
+/*
+ * bench: N accesses in rounds of four kernels of up to BK accesses each
+ * (BK = N / 48 between 1024 and 1M, so that even a short trace has
+ * several rounds):
+ *
+ *   sweep_small   sequential 512-byte loads over a 24 MiB buffer (fits in
+ *                 L2), the tag changing every MiB among persisting,
+ *                 evict_last, two interleaved policies (api=ptx, api=libcu),
+ *                 a range policy and a raw descriptor policy
+ *   sweep_large   (stream 1, under an access-policy window) sequential
+ *                 512-byte accesses over 96 MiB (larger than L2); every
+ *                 fourth a store; half untagged, half streaming/evict_first
+ *   random        (stream 2) 512-byte accesses at hashed addresses in 1 GiB,
+ *                 one in four a read-modify-write (load, then store), tags
+ *                 evict_normal, normal, global, evict_unchanged,
+ *                 no_allocate, evict_first, and untagged
+ *   misc          prefetch (evict_last, evict_normal), applypriority,
+ *                 discard, 32- and 128-byte loads and 4 KiB loads
+ *
+ * with setaside, reset, window, window off and a policy redefinition
+ * between rounds; every access names its SM (below 132).  Deterministic:
+ * addresses come from a fixed integer hash of the access number.  Written
+ * with a hand-made formatter into a 4 MiB buffer: the generator must not be
+ * the slow part of `make bench`.
+ */
+#define OUT_CAP (4u << 20)
+
+struct emit {
+    char *buf;
+    size_t n;
+    uint64_t count, limit; /* accesses written, wanted */
+    uint64_t seq;          /* sequence number for the hash and SMs */
+};
+
+static void emit_flush(struct emit *o)
+{
+    if (o->n && fwrite(o->buf, 1, o->n, stdout) != o->n) {
+        perror("tracegen: write");
+        exit(1);
+    }
+    o->n = 0;
+}
+
+static void emit_str(struct emit *o, const char *s)
+{
+    size_t k = strlen(s);
+    if (o->n + k > OUT_CAP)
+        emit_flush(o);
+    memcpy(o->buf + o->n, s, k);
+    o->n += k;
+}
+
+static inline char *put_dec(char *p, unsigned v)
+{
+    char tmp[12];
+    int k = 0;
+    do {
+        tmp[k++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (k)
+        *p++ = tmp[--k];
+    return p;
+}
+
+static inline char *put_hex(char *p, uint64_t v)
+{
+    static const char hx[] = "0123456789abcdef";
+    int shift = 60;
+    *p++ = '0';
+    *p++ = 'x';
+    while (shift > 0 && !((v >> shift) & 15))
+        shift -= 4;
+    for (; shift >= 0; shift -= 4)
+        *p++ = hx[(v >> shift) & 15];
+    return p;
+}
+
+/* One access line; tag NULL for none.  Returns 0 once the limit is reached. */
+static inline int acc(struct emit *o, char op, uint64_t addr, unsigned size, const char *tag)
+{
+    if (o->count == o->limit)
+        return 0;
+    if (o->n + 128 > OUT_CAP)
+        emit_flush(o);
+    char *p = o->buf + o->n;
+    *p++ = op;
+    *p++ = ' ';
+    p = put_hex(p, addr);
+    *p++ = ' ';
+    p = put_dec(p, size);
+    if (tag) {
+        *p++ = ' ';
+        size_t k = strlen(tag);
+        memcpy(p, tag, k);
+        p += k;
+    }
+    memcpy(p, " sm=", 4);
+    p = put_dec(p + 4, (unsigned)(o->seq % SMS));
+    *p++ = '\n';
+    o->n = (size_t)(p - o->buf);
+    o->count++;
+    o->seq++;
+    return 1;
+}
+
+static uint64_t hash64(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+static int bench(uint64_t n)
+{
+    const uint64_t small = 0x7e0000000000ULL, small_bytes = 24ULL << 20;
+    const uint64_t large = 0x7f0000000000ULL, large_bytes = 96ULL << 20;
+    const uint64_t rnd = 0x7d0000000000ULL, rnd_bytes = 1ULL << 30;
+    static const char *const small_tags[] = {"persisting", "evict_last", "hot_ptx", "hot_cu", "tbl", "raw"};
+    static const char *const rnd_tags[] = {"evict_normal", "normal", "global", "evict_unchanged",
+                                           "no_allocate", "evict_first", NULL, NULL};
+    struct emit o = {.buf = malloc(OUT_CAP), .limit = n};
+    if (!o.buf) {
+        fputs("tracegen: out of memory\n", stderr);
+        return 1;
+    }
+    char line[256];
+    snprintf(line, sizeof line,
+             "# l2sim benchmark trace: %" PRIu64 " accesses (generated by: tracegen bench %" PRIu64 ")\n", n, n);
+    emit_str(&o, line);
+    emit_str(&o, "setaside 16MiB\n"
+                 "policy hot_ptx interleaved persisting 0.5 streaming api=ptx\n"
+                 "policy hot_cu interleaved evict_last 0.25 evict_first api=libcu\n"
+                 "policy tbl range 0x7e0000000000 1MiB 4MiB persisting streaming api=ptx\n"
+                 "policy raw descriptor 0x1d80030000000000\n");
+    uint64_t bk64 = n / 48;
+    const unsigned BK = bk64 < 1024 ? 1024u : bk64 > (1u << 20) ? 1u << 20 : (unsigned)bk64;
+    uint64_t sweep_s = 0, sweep_l = 0; /* sweep positions carry over between rounds */
+    for (unsigned round = 0; o.count < o.limit; round++) {
+        snprintf(line, sizeof line, "# round %u\nsetaside %s\n%s", round, round % 2 ? "8MiB" : "16MiB",
+                 round % 3 == 2 ? "reset\n" : "");
+        emit_str(&o, line);
+        emit_str(&o, round % 2 ? "policy hot_cu interleaved evict_last 0.75 streaming api=libcu\n"
+                               : "policy hot_cu interleaved evict_last 0.25 evict_first api=libcu\n");
+        emit_str(&o, "kernel sweep_small\n");
+        for (unsigned i = 0; i < BK && o.count < o.limit; i++, sweep_s = (sweep_s + 512) % small_bytes)
+            acc(&o, 'R', small + sweep_s, 512, small_tags[(sweep_s >> 20) % 6]);
+        emit_str(&o, "window 0x7f0000000000 32MiB 0.5 persisting streaming stream=1\n"
+                     "kernel sweep_large stream=1\n");
+        for (unsigned i = 0; i < BK && o.count < o.limit; i++, sweep_l = (sweep_l + 512) % large_bytes) {
+            const char *tag = sweep_l < large_bytes / 2 ? NULL : (i & 8) ? "streaming" : "evict_first";
+            acc(&o, i % 4 == 3 ? 'W' : 'R', large + sweep_l, 512, tag);
+        }
+        emit_str(&o, "window off stream=1\nkernel random stream=2\n");
+        for (unsigned i = 0; i < BK && o.count < o.limit; i++) {
+            uint64_t h = hash64(o.seq);
+            uint64_t a = rnd + ((h % rnd_bytes) & ~511ULL);
+            const char *tag = rnd_tags[(h >> 40) & 7];
+            acc(&o, 'R', a, 512, tag);
+            if (((h >> 50) & 3) == 0 && i + 1 < BK) { /* read-modify-write */
+                acc(&o, 'W', a, 512, tag);
+                i++;
+            }
+        }
+        emit_str(&o, "kernel misc\n");
+        for (unsigned i = 0; i < BK / 4 && o.count < o.limit; i++) {
+            uint64_t a = small + ((uint64_t)i * 4096) % small_bytes;
+            switch (i % 8) {
+            case 0:
+                acc(&o, 'P', a, 4096, i % 16 ? "evict_last" : "evict_normal");
+                break;
+            case 1:
+                acc(&o, 'A', a, 4096, NULL);
+                break;
+            case 2:
+                acc(&o, 'D', large + ((uint64_t)i * 4096) % large_bytes, 4096, NULL);
+                break;
+            case 3:
+                acc(&o, 'R', a + 32, 32, "evict_first");
+                break;
+            case 4:
+                acc(&o, 'R', a + 128, 128, "normal");
+                break;
+            default:
+                acc(&o, 'R', a, 4096, (i & 1) ? "persisting" : NULL);
+                break;
+            }
+        }
+    }
+    emit_flush(&o);
+    free(o.buf);
+    if (fflush(stdout) != 0) {
+        perror("tracegen: write");
+        return 1;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2)
@@ -113,5 +315,16 @@ int main(int argc, char **argv)
     }
     if (strcmp(argv[1], "quickstart") == 0 && argc == 2)
         return quickstart();
+    if (strcmp(argv[1], "bench") == 0 && argc <= 3) {
+        uint64_t n = 50000000;
+        if (argc == 3) {
+            char *end;
+            unsigned long long v = strtoull(argv[2], &end, 10);
+            if (*end || v == 0 || argv[2][0] == '-')
+                return usage();
+            n = v;
+        }
+        return bench(n);
+    }
     return usage();
 }

@@ -1,0 +1,103 @@
+/*
+ * trace.c - opening a trace (compression and format recognised by the
+ * first bytes) and the l2_trace_next dispatcher with the binary fast path
+ * inline.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace_impl.h"
+
+int l2_trace_open(struct l2_trace **out, const char *path, struct l2_symtab *syms, l2_err *e)
+{
+    struct l2_trace *t = calloc(1, sizeof *t);
+    if (!t)
+        return l2_fail(e, "out of memory");
+    t->name = strdup(strcmp(path, "-") == 0 ? "<stdin>" : path);
+    if (!t->name) {
+        free(t);
+        return l2_fail(e, "out of memory");
+    }
+    t->syms = syms;
+    if (l2_source_open(&t->src, path, t->name, e) < 0) {
+        l2_trace_close(t);
+        return -1;
+    }
+    unsigned char magic[8];
+    int64_t got = l2_source_read(t->src, magic, sizeof magic, e);
+    int r;
+    if (got < 0)
+        r = -1;
+    else if (got == (int64_t)sizeof magic && memcmp(magic, L2_BIN_MAGIC, sizeof magic) == 0)
+        r = l2_bin_start(t, magic, e);
+    else if (got >= 4 && got < (int64_t)sizeof magic && memcmp(magic, L2_BIN_MAGIC, (size_t)got) == 0)
+        r = l2_fail(e, "%s: truncated header (of a binary trace)", t->name);
+    else if (got >= 7 && memcmp(magic, L2_BIN_MAGIC, 7) == 0)
+        r = l2_fail(e, "%s: bad magic '%.8s' (an l2sim binary trace starts with " L2_BIN_MAGIC ")", t->name,
+                    (const char *)magic);
+    else if (memchr(magic, 0, (size_t)got))
+        r = l2_fail(e, "%s: bad magic: neither an l2sim binary trace (" L2_BIN_MAGIC
+                       ") nor a text trace (it holds NUL bytes)",
+                    t->name);
+    else
+        r = l2_text_start(t, magic, (size_t)got, got < (int64_t)sizeof magic, e);
+    if (r < 0) {
+        l2_trace_close(t);
+        return -1;
+    }
+    *out = t;
+    return 0;
+}
+
+void l2_trace_close(struct l2_trace *t)
+{
+    if (!t)
+        return;
+    l2_text_free(t);
+    l2_bin_free(t);
+    l2_source_close(t->src);
+    free(t->name);
+    free(t);
+}
+
+int l2_trace_next(struct l2_trace *t, struct l2_event *ev, l2_err *e)
+{
+    if (t->rp < t->rend && l2_bin_fast_access(t, t->rp, ev)) {
+        t->rp += L2_BIN_REC;
+        t->recno++;
+        return 1;
+    }
+    return t->fmt == L2_FMT_BINARY ? l2_bin_next(t, ev, e) : l2_text_next(t, ev, e);
+}
+
+const char *l2_trace_name(const struct l2_trace *t)
+{
+    return t->name;
+}
+
+const char *l2_trace_where(const struct l2_trace *t, uint64_t pos, char *buf, size_t n)
+{
+    if (t->fmt == L2_FMT_BINARY)
+        snprintf(buf, n, "%s:record %" PRIu64, t->name, pos);
+    else
+        snprintf(buf, n, "%s:%" PRIu64, t->name, pos);
+    return buf;
+}
+
+enum l2_trace_format l2_trace_format(const struct l2_trace *t)
+{
+    return t->fmt;
+}
+
+int64_t l2_trace_total(const struct l2_trace *t)
+{
+    return t->fmt == L2_FMT_BINARY ? (int64_t)t->bin.total : -1;
+}
+
+double l2_trace_fraction(const struct l2_trace *t)
+{
+    if (t->fmt == L2_FMT_BINARY)
+        return t->bin.total ? (double)t->recno / (double)t->bin.total : 1.0;
+    return l2_source_fraction(t->src);
+}

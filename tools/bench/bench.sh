@@ -1,0 +1,154 @@
+#!/bin/sh
+# bench.sh BUILD - the driver of `make bench`: speed and memory of BUILD/l2sim
+# on a generated trace of BENCH_N accesses (default 50,000,000), each
+# measurement repeated BENCH_RUNS times (default 3; the median is reported).
+#
+#   (a) text input, (b) binary input, (c) binary input with --threads 2,
+#   (d) `compare` with 4 variants against the sum of 4 separate runs,
+#   (e) peak resident memory of a binary run,
+#
+# all with configs/h100.cfg, hardware semantics, the report going to
+# /dev/null; plus, for reference, the reader alone (tools/bench/readspeed.c)
+# and md5sum over the binary trace as the machine's yardstick.  The traces
+# are kept in BUILD/bench/ and reused.  Quick look: BENCH_N=5000000 make bench.
+#
+# $RUN below is a command with its options, split into words on purpose.
+# shellcheck disable=SC2086,SC2046
+set -eu
+BUILD=${1:?usage: bench.sh BUILD}
+N=${BENCH_N:-50000000}
+RUNS=${BENCH_RUNS:-3}
+L2SIM=$BUILD/l2sim
+CFG=configs/h100.cfg
+DIR=$BUILD/bench
+TRACE=$DIR/bench-$N.trace
+BIN=$DIR/bench-$N.l2b
+TIMES=$DIR/times.$$
+
+cd "$(dirname "$0")/../.."
+case $N in '' | *[!0-9]*) echo "bench: BENCH_N must be a number" >&2; exit 2 ;; esac
+case $RUNS in '' | 0 | *[!0-9]*) echo "bench: BENCH_RUNS must be a positive number" >&2; exit 2 ;; esac
+tools/deps.sh time || { echo "bench: GNU time (/usr/bin/time) is needed" >&2; exit 1; }
+mkdir -p "$DIR"
+trap 'rm -f "$TIMES" "$TIMES.one" "$TRACE.tmp" "$BIN.tmp" "$DIR/stderr"' EXIT INT TERM
+
+say() { echo "bench: $*" >&2; }
+
+# The trace, once; the binary again whenever the format's sources changed.
+if [ ! -s "$TRACE" ]; then
+    say "generating $TRACE ($N accesses)"
+    "$BUILD/tracegen" bench "$N" >"$TRACE.tmp"
+    mv "$TRACE.tmp" "$TRACE"
+fi
+if [ ! -s "$BIN" ] || [ -n "$(find "$TRACE" sim/trace_bin.c sim/trace_impl.h -newer "$BIN")" ]; then
+    say "converting to $BIN"
+    "$L2SIM" convert "$TRACE" "$BIN.tmp"
+    mv "$BIN.tmp" "$BIN"
+fi
+cc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -Isim -o "$DIR/readspeed" tools/bench/readspeed.c "$BUILD/libl2sim.a" \
+    $(pkg-config --libs zlib libzstd 2>/dev/null || echo -lz -lzstd) -lm
+
+# timed CMD...: runs CMD with its output to /dev/null; appends "SECONDS KIB" to $TIMES.
+timed() {
+    if ! /usr/bin/time -f '%e %M' -o "$TIMES.one" "$@" >/dev/null 2>"$DIR/stderr"; then
+        say "failed: $*"
+        cat "$DIR/stderr" >&2
+        exit 1
+    fi
+    tail -n 1 "$TIMES.one" >>"$TIMES"
+}
+
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+rate() { awk -v n="$N" -v s="$1" 'BEGIN { if (s > 0) printf "%.1f", n / s / 1e6; else print "inf" }'; }
+
+# measure NAME CMD...: RUNS timed runs; sets M_TIME (median seconds) and M_RSS (largest KiB).
+measure() {
+    name=$1
+    shift
+    : >"$TIMES"
+    i=1
+    while [ "$i" -le "$RUNS" ]; do
+        say "$name, run $i of $RUNS"
+        timed "$@"
+        i=$((i + 1))
+    done
+    M_TIME=$(cut -d' ' -f1 "$TIMES" | median)
+    M_RSS=$(cut -d' ' -f2 "$TIMES" | sort -g | tail -n 1)
+}
+
+RUN="$L2SIM run --config $CFG --semantics hardware"
+
+# yardstick: md5sum over the binary trace (read once first so both are warm)
+cat "$BIN" >/dev/null
+measure "md5sum" md5sum "$BIN"
+MD5_TIME=$M_TIME
+BIN_MB=$(($(wc -c <"$BIN") / 1000000))
+
+measure "reader only, text" "$DIR/readspeed" "$TRACE"
+READ_TEXT=$M_TIME
+measure "reader only, binary" "$DIR/readspeed" "$BIN"
+READ_BIN=$M_TIME
+
+measure "(a) text input" $RUN "$TRACE"
+A_TIME=$M_TIME
+measure "(b) binary input" $RUN "$BIN"
+B_TIME=$M_TIME
+B_RSS=$M_RSS
+
+if $RUN --help 2>/dev/null | grep -q -- '--threads'; then
+    measure "(c) binary, --threads 2" $RUN --threads 2 "$BIN"
+    C_TIME=$M_TIME
+else
+    C_TIME=
+fi
+
+# (d) four variants that differ in what they simulate, in one compare and
+# in four runs; the ratio per repetition, then the median ratio
+set -- "" "far_copy=0" "policy_seed=1" "hash_seed=7"
+: >"$DIR/ratios"
+i=1
+while [ "$i" -le "$RUNS" ]; do
+    say "(d) compare with 4 variants, repetition $i of $RUNS"
+    : >"$TIMES"
+    timed "$L2SIM" compare --config "$CFG" --semantics hardware --variant name=base \
+        --variant name=nocopy,set=far_copy=0 --variant name=seed1,set=policy_seed=1 \
+        --variant name=hash7,set=hash_seed=7 "$BIN"
+    for v in "$@"; do
+        if [ -n "$v" ]; then
+            timed $RUN --set "$v" "$BIN"
+        else
+            timed $RUN "$BIN"
+        fi
+    done
+    awk 'NR == 1 { c = $1 } NR > 1 { s += $1 } END { if (s > 0) print c / s; else print 0 }' "$TIMES" >>"$DIR/ratios"
+    i=$((i + 1))
+done
+D_RATIO=$(median <"$DIR/ratios")
+
+# the table
+verdict() { if awk "BEGIN { exit !($1) }"; then echo "met"; else echo "MISSED"; fi; }
+A_RATE=$(rate "$A_TIME")
+B_RATE=$(rate "$B_TIME")
+RSS_MIB=$(awk -v k="$B_RSS" 'BEGIN { printf "%.1f", k / 1024 }')
+echo
+echo "l2sim bench: $N accesses, median of $RUNS runs, $CFG, hardware semantics, output to /dev/null"
+echo "machine: $(nproc) CPUs; md5sum over the ${BIN_MB} MB binary trace: ${MD5_TIME} s" \
+    "($(awk -v m="$BIN_MB" -v s="$MD5_TIME" 'BEGIN { if (s > 0) printf "%.0f", m / s; else print "inf" }') MB/s)"
+echo
+printf '%-38s %-24s %-22s %s\n' "measurement" "result" "target" ""
+printf '%-38s %-24s %-22s %s\n' "(a) text input" "$A_RATE M accesses/s" ">= 15 M lines/s" \
+    "$(verdict "$A_RATE >= 15")"
+printf '%-38s %-24s %-22s %s\n' "(b) binary input" "$B_RATE M accesses/s" ">= 50 M accesses/s" \
+    "$(verdict "$B_RATE >= 50")"
+if [ -n "$C_TIME" ]; then
+    SPEEDUP=$(awk -v b="$B_TIME" -v c="$C_TIME" 'BEGIN { printf "%.2f", c > 0 ? b / c : 0 }')
+    printf '%-38s %-24s %-22s %s\n' "(c) binary, --threads 2" "$(rate "$C_TIME") M/s = ${SPEEDUP}x" \
+        ">= 1.7x one thread" "$(verdict "$SPEEDUP >= 1.7")"
+else
+    printf '%-38s %-24s %-22s %s\n' "(c) binary, --threads 2" "n/a (no --threads)" ">= 1.7x one thread" ""
+fi
+printf '%-38s %-24s %-22s %s\n' "(d) compare 4 variants / 4 runs" "$(awk -v r="$D_RATIO" 'BEGIN { printf "%.2fx", r }')" \
+    "< 0.5x" "$(verdict "$D_RATIO < 0.5")"
+printf '%-38s %-24s %-22s %s\n' "(e) peak RSS, binary run" "$RSS_MIB MiB" "<= 64 MiB" "$(verdict "$RSS_MIB <= 64")"
+printf '%-38s %-24s\n' "(ref) reader alone, text" "$(rate "$READ_TEXT") M accesses/s"
+printf '%-38s %-24s\n' "(ref) reader alone, binary" "$(rate "$READ_BIN") M accesses/s"
