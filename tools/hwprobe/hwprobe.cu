@@ -10,6 +10,16 @@
 // (ncu -k regex:^measured_). All other kernels are named `step_*`.
 //
 // Build: nvcc -O3 -arch=sm_90 -std=c++17 -o hwprobe hwprobe.cu
+//
+// Modes used by probe.sh:
+//   --range-all       cudaProfilerStart() before the first step, Stop() after the
+//                     last (ncu --replay-mode app-range profiles the whole row)
+//   --omit-measured   run the row without the `*` kernel (for the difference)
+//   --time            print measured_ns=N, the %globaltimer span of the measured
+//                     kernel (first block start to last block end); writes 2
+//                     words per block to a scratch buffer, so not under ncu
+// Diagnostics (see README.md): --memset --scrub --bigscrub --sync --stream0
+//   --gap-us N --profile-range --repeat N
 #include <cuda_runtime.h>
 #include <cuda_profiler_api.h>
 #include <cuda/annotated_ptr>
@@ -640,9 +650,9 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&sink, (size_t)kBlocks * kThreads * sizeof(unsigned)));
   uint64_t* dpol;
   CK(cudaMalloc(&dpol, 64));
-  // No initialisation by default: the loads do not care about the values, and
-  // cudaMemset was seen to leave L2 state behind that a flush does not remove
-  // (see README). --memset restores it for comparison.
+  // No initialisation by default: the loads do not care about the values and
+  // cudaMalloc memory needs no first touch. --memset fills the buffers first
+  // (diagnostic; every row starts with `flush` anyway).
   if (do_memset) {
     CK(cudaMemset(bufs.H, 0x5a, kSizeH));
     CK(cudaMemset(bufs.B, 0x5a, kSizeB));
