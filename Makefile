@@ -15,11 +15,11 @@ LDSAN    := -fsanitize=$(SANITIZER)
 else
 BUILD    ?= build
 endif
-CFLAGS   += $(CSTD) $(WARN) $(OPT)
+CFLAGS   += $(CSTD) $(WARN) $(OPT) -pthread
 # zlib (gzip traces, checksums) and libzstd; deferred (=) so that pkg-config
 # runs after tools/deps.sh has installed it
 ZLIBS     = $(or $(shell pkg-config --libs zlib libzstd 2>/dev/null),-lz -lzstd)
-LDLIBS   += $(ZLIBS) -lm
+LDLIBS   += $(ZLIBS) -lm -pthread
 
 LIB_SRC  := $(filter-out sim/main.c,$(wildcard sim/*.c))
 LIB_OBJ  := $(LIB_SRC:sim/%.c=$(BUILD)/obj/%.o)
@@ -73,8 +73,12 @@ test: all
 	@$(MAKE) --no-print-directory golden
 	@$(MAKE) --no-print-directory unit
 
+# both tables; the output is kept in tools/calibrate/h100-report.txt
 calibrate: all
-	tools/calibrate/calibrate.sh $(BUILD)
+	tools/calibrate/calibrate.sh $(BUILD) configs/h100.cfg ../shared/calibration/h100/measurements.csv \
+	    tools/calibrate/h100-extra.csv > tools/calibrate/h100-report.tmp
+	mv tools/calibrate/h100-report.tmp tools/calibrate/h100-report.txt
+	cat tools/calibrate/h100-report.txt
 
 bench: all
 	tools/bench/bench.sh $(BUILD)

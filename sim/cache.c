@@ -50,40 +50,41 @@ void l2_cache_renumber(struct l2_cache *c)
     c->clock = c->ways + 1;
 }
 
-uint64_t l2_cache_victim(const struct l2_cache *c, uint32_t set, enum l2_class fill)
+uint64_t l2_cache_victim(const struct l2_cache *c, uint32_t set)
 {
-    uint64_t base = (uint64_t)set * c->ways;
+    const uint64_t base = (uint64_t)set * c->ways;
     const struct l2_way *way = c->w + base;
-    int64_t best[L2_NCLASS] = {-1, -1, -1};
-    uint32_t age[L2_NCLASS] = {UINT32_MAX, UINT32_MAX, UINT32_MAX};
-    uint32_t n[L2_NCLASS] = {0, 0, 0};
+    /* key = stamp and way: the smallest key of a class is its least
+     * recently used line (stamps are unique within a cache) */
+    uint64_t kf = UINT64_MAX, kn = UINT64_MAX, kl = UINT64_MAX;
+    uint32_t nf = 0, nl = 0;
     for (uint32_t w = 0; w < c->ways; w++) {
         if (way[w].tag == L2_TAG_NONE)
             return base + w;
-        unsigned k = way[w].cls;
-        n[k]++;
-        if (way[w].stamp < age[k]) {
-            age[k] = way[w].stamp;
-            best[k] = (int64_t)(base + w);
-        }
+        uint64_t key = (uint64_t)way[w].stamp << 6 | w;
+        unsigned cl = way[w].cls;
+        uint64_t f = cl == CLS_FIRST ? key : UINT64_MAX;
+        uint64_t n = cl == CLS_NORMAL ? key : UINT64_MAX;
+        uint64_t l = cl == CLS_LAST ? key : UINT64_MAX;
+        kf = f < kf ? f : kf;
+        kn = n < kn ? n : kn;
+        kl = l < kl ? l : kl;
+        nf += cl == CLS_FIRST;
+        nl += cl == CLS_LAST;
     }
-    /* evict_first lines go first, except that an evict_first fill takes a
-     * non-evict_first way while the set holds fewer than first_ways of them */
-    if (best[CLS_FIRST] >= 0 && ((fill != CLS_FIRST && !c->first_any) || n[CLS_FIRST] >= c->first_ways))
-        return (uint64_t)best[CLS_FIRST];
-    /* evict_last lines beyond the quota compete with normal ones */
-    int64_t v = best[CLS_NORMAL];
-    if (c->first_any && best[CLS_FIRST] >= 0 && (v < 0 || age[CLS_FIRST] < age[CLS_NORMAL])) {
-        v = best[CLS_FIRST];
-        if (n[CLS_LAST] > c->quota && best[CLS_LAST] >= 0 && age[CLS_LAST] < age[CLS_FIRST])
-            v = best[CLS_LAST];
-        return (uint64_t)v;
-    }
-    if (n[CLS_LAST] > c->quota && best[CLS_LAST] >= 0 && (v < 0 || age[CLS_LAST] < age[CLS_NORMAL]))
-        v = best[CLS_LAST];
-    if (v < 0)
-        v = best[CLS_LAST] >= 0 ? best[CLS_LAST] : best[CLS_FIRST];
-    return (uint64_t)v;
+    /* evict_first lines go first once the set holds first_ways of them
+     * (one more in a first_frac share of the sets, picked by set index) */
+    uint32_t cap = c->first_ways + (((set * 0x9e3779b9u) >> 16) < c->first_frac);
+    if (nf && nf >= cap)
+        return base + (kf & 63);
+    /* below that they age like normal lines, and so do evict_last lines
+     * beyond the quota */
+    uint64_t k = kn < kf ? kn : kf;
+    if (nl > c->quota && kl < k)
+        k = kl;
+    if (k == UINT64_MAX)
+        k = kl;
+    return base + (k & 63);
 }
 
 void l2_cache_demote_all(struct l2_cache *c)

@@ -8,15 +8,14 @@
  *    class and a last-use stamp.  All arrays are allocated once (sets x
  *    ways, structure of arrays); nothing is allocated per access.
  *  - Priority classes: FIRST (evict_first), NORMAL, LAST (evict_last).
- *  - Victim choice in a full set: an invalid way if any; else the least
- *    recently used FIRST line, except for a FIRST fill into a set that
- *    holds fewer than first_ways FIRST lines (so a stream of evict_first
- *    fills claims up to first_ways ways of each set, cycles through them
- *    and leaves the rest alone); else the least recently used NORMAL line,
- *    or the least recently used LAST line if it is older and the set holds
- *    more LAST lines than its quota (LAST lines beyond the quota compete
- *    like normal ones); else the least recently used LAST line.  The quota
- *    is the persisting set-aside expressed in ways.
+ *  - Victim choice in a full set: an invalid way if any; else, once the
+ *    set holds first_ways FIRST lines, the least recently used FIRST line
+ *    (so a stream of evict_first fills cycles through first_ways ways of
+ *    each set); else the least recently used of the NORMAL and FIRST lines
+ *    together with the LAST lines when the set holds more of them than its
+ *    quota (LAST lines beyond the quota compete like normal ones); else
+ *    the least recently used LAST line.  The quota is the persisting
+ *    set-aside expressed in ways.
  *  - Every lookup that finds the line makes it the most recently used.
  *  - The cache itself knows nothing of DRAM: callers read the evicted
  *    line's dirty mask before installing a new one.
@@ -47,16 +46,16 @@ struct l2_cache {
     struct l2_way *w; /* sets x ways, set-major; slot = set * ways + way */
     uint32_t clock;
     uint32_t quota;      /* LAST ways per set protected from normal victims */
-    uint32_t first_ways; /* ways an evict_first stream may claim in a set */
-    uint32_t first_any;  /* below first_ways, FIRST lines age like NORMAL for every fill */
+    uint32_t first_ways; /* FIRST lines a set holds before they are its first victims */
+    uint32_t first_frac; /* a share first_frac / 2^16 of the sets allows first_ways + 1 */
 };
 
 int l2_cache_init(struct l2_cache *c, uint32_t sets, uint32_t ways, l2_err *e);
 void l2_cache_free(struct l2_cache *c);
 /* Empties every way. */
 void l2_cache_clear(struct l2_cache *c);
-/* Slot (set * ways + way) of the victim for a fill of class `fill` into `set`. */
-uint64_t l2_cache_victim(const struct l2_cache *c, uint32_t set, enum l2_class fill);
+/* Slot (set * ways + way) of the victim for a fill into `set`. */
+uint64_t l2_cache_victim(const struct l2_cache *c, uint32_t set);
 /* Demotes every LAST line to NORMAL (cudaCtxResetPersistingL2Cache). */
 void l2_cache_demote_all(struct l2_cache *c);
 

@@ -49,12 +49,8 @@ enum l2_smmap { L2_SMMAP_LIST(L2_X_ENUM) L2_NSMMAP };
     X(hash_chunk, CFG_BYTES, 128, 1ULL << 40, 128ULL << 20, NULL,                               \
       "set_hash = stripe: bytes of the runs of consecutive lines (a power of two)")           \
     X(hash_seed, CFG_UINT, 0, UINT32_MAX, 0, NULL, "seed of the set-index and home hashes")     \
-    X(first_ways, CFG_UINT, 0, 32, 1, NULL,                                                     \
-      "ways of a set that evict_first fills may claim before they replace each other") \
-    X(first_any, CFG_UINT, 0, 1, 0, NULL,                                                       \
-      "1: below first_ways, evict_first lines age like normal ones for every fill (0: only evict_first fills pass them over)") \
-    X(first_copy, CFG_UINT, 0, 1, 1, NULL,                                                      \
-      "1: evict_first loads served far leave a near copy too")                                 \
+    X(first_ways, CFG_DOUBLE, 0, 32, 1.0, NULL,                                                 \
+      "evict_first lines a set holds before they are its first victims (below that they age like normal lines); a fraction f above n means a share f of the sets allows n+1") \
     X(setaside, CFG_BYTES, 0, 1ULL << 40, 9830400, NULL,                                              \
       "persisting set-aside in force when the trace starts (cudaLimitPersistingL2CacheSize)")   \
     X(setaside_max, CFG_BYTES, 0, 1ULL << 40, 32768000, NULL,                                          \
@@ -64,7 +60,28 @@ enum l2_smmap { L2_SMMAP_LIST(L2_X_ENUM) L2_NSMMAP };
     X(policy_seed, CFG_UINT, 0, UINT32_MAX, 0, NULL,                                            \
       "seed of the address hash that picks interleaved and window shares")                      \
     X(dram_atom, CFG_BYTES, 8, 1024, 32, NULL,                                                  \
-      "DRAM read granule: a missing sector costs the granules it overlaps")
+      "DRAM read granule: a missing sector costs the granules it overlaps")                     \
+    /* timing model (see timing.h); none of these changes a hit rate */                         \
+    X(clock_mhz, CFG_DOUBLE, 1, 100000, 1980, NULL,                                             \
+      "SM clock in MHz: the cycle of latencies, @CYCLE and the ..._per_clk rates")              \
+    X(launch_ns, CFG_DOUBLE, 0, 1000000000, 2200, NULL,                                         \
+      "fixed time of every kernel outside its requests (launch, block dispatch, drain), ns")   \
+    X(lat_near_hit, CFG_DOUBLE, 0, 1000000, 260, NULL, "latency of a near-partition hit, cycles") \
+    X(lat_far_hit, CFG_DOUBLE, 0, 1000000, 440, NULL, "latency of a far-partition hit, cycles") \
+    X(lat_dram, CFG_DOUBLE, 0, 1000000, 700, NULL,                                              \
+      "latency of a miss served by DRAM through the near partition, cycles")                   \
+    X(l2_slices, CFG_UINT, 1, 4096, 80, NULL, "L2 slices in all (the same number per partition)") \
+    X(slice_bytes_per_clk, CFG_DOUBLE, 1, 1000000000, 44, NULL, "throughput of one L2 slice, bytes per cycle") \
+    X(xbar_bytes_per_clk, CFG_DOUBLE, 1, 1000000000, 480, NULL,                                    \
+      "partition crossing: bytes per cycle into each partition from the others")              \
+    X(dram_gbps, CFG_DOUBLE, 1, 1000000000, 3350, NULL, "DRAM peak bandwidth, GB/s (10^9 bytes)")   \
+    X(dram_efficiency_pct, CFG_DOUBLE, 1, 100, 92, NULL,                                        \
+      "share of dram_gbps that streaming reads achieve, percent")                               \
+    X(dram_channels, CFG_UINT, 1, 4096, 80, NULL, "DRAM channels sharing the bandwidth")        \
+    X(mshr_per_slice, CFG_UINT, 1, 65536, 256, NULL, "line misses one L2 slice keeps in flight") \
+    X(sm_inflight, CFG_UINT, 1, 1048576, 256, NULL,                                             \
+      "lines (L2 requests) one SM keeps in flight when the trace gives no @CYCLE")             \
+    X(sm_bytes_per_clk, CFG_DOUBLE, 1, 1000000000, 64, NULL, "request bytes one SM sends per cycle")
 
 struct l2_config {
 #define L2_X_FIELD_CFG_BYTES(f) uint64_t f;

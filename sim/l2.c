@@ -54,7 +54,7 @@ int l2_init(struct l2 *l, const struct l2_config *cfg, l2_err *e)
             return -1;
         }
         l->part[p].first_ways = (uint32_t)cfg->first_ways;
-        l->part[p].first_any = (uint32_t)cfg->first_any;
+        l->part[p].first_frac = (uint32_t)((cfg->first_ways - (double)(uint32_t)cfg->first_ways) * 65536.0);
     }
     for (uint64_t s = 0; s < cfg->sms; s++) {
         uint64_t p = cfg->sm_map == SMMAP_HALF ? s * l->nparts / cfg->sms : s % l->nparts;
@@ -155,7 +155,7 @@ static inline void hit_class(struct l2_cache *c, uint64_t slot, enum l2_prio pri
 static inline uint64_t fill_line(struct l2 *l, struct l2_cache *c, uint32_t set, uint64_t tag, enum l2_class cls,
                                  struct l2_outcome *out)
 {
-    uint64_t slot = l2_cache_victim(c, set, cls);
+    uint64_t slot = l2_cache_victim(c, set);
     if (c->w[slot].tag != L2_TAG_NONE)
         out->dram_wr += (uint32_t)l2_popcount8(c->w[slot].dirty) << l->sector_shift;
     l2_cache_install(c, slot, tag, cls);
@@ -231,8 +231,7 @@ void l2_access_at(struct l2 *l, enum l2_op op, enum l2_prio prio, uint64_t line,
         if (!need)
             return;
         out->hit |= home_read(l, hc, set, line, need, prio, out);
-        if (op == OP_READ && l->cfg.far_copy && prio != PRIO_NO_ALLOCATE &&
-            (prio != PRIO_EVICT_FIRST || l->cfg.first_copy)) {
+        if (op == OP_READ && l->cfg.far_copy && prio != PRIO_NO_ALLOCATE) {
             if (s < 0)
                 s = (int64_t)fill_line(l, nc, set, line, prio == PRIO_EVICT_FIRST ? CLS_FIRST : CLS_NORMAL, out);
             nc->w[s].valid |= need;

@@ -57,7 +57,7 @@ struct l2 {
     uint8_t full_mask;
     uint32_t sets; /* per partition */
     uint64_t seed;
-    unsigned chunk_shift; /* set_hash = chunk: log2(lines per run) */
+    unsigned chunk_shift; /* set_hash = stripe: log2(lines per run) */
     uint32_t quota;
     uint64_t setaside;
     uint16_t *sm_part; /* cfg.sms entries */

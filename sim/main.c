@@ -6,6 +6,8 @@
  * or usage (the message names the file, line and reason).
  */
 #include <inttypes.h>
+#include <pthread.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +27,8 @@
 #define EXIT_INPUT 2
 #define MAX_VARIANTS 16
 #define MAX_SETS 64
+#define MAX_THREADS 64
+#define BATCH 4096 /* events decoded at a time and shared by the workers */
 
 static const char *prog = "l2sim";
 
@@ -68,7 +72,10 @@ static void help_common(FILE *f)
                "                     of the same policy name, window stream or set-aside\n"
                "  --semantics M      hardware (default): what the descriptor encodes, as the GPU applies it;\n"
                "                     documented: exact fractions and byte ranges as requested\n"
-               "  --json | --csv     machine-readable output instead of the table\n");
+               "  --json | --csv     machine-readable output instead of the table\n"
+               "  --threads N        simulate with N threads (run: N lanes that own disjoint sets of the\n"
+               "                     cache; compare: variants spread over N threads; default: run 1,\n"
+               "                     compare the number of CPUs); results are identical for any N\n");
 }
 
 static void help_run(FILE *f)
@@ -82,6 +89,7 @@ static void help_run(FILE *f)
                "  --expect FILE      compare the hit rates with FILE; exit 1 and print the differences\n"
                "                     when one moved by more than the tolerance\n"
                "  --tolerance PP     allowed difference in percentage points (default 0)\n"
+               "  --histogram        after each kernel's rows, print its latency histograms\n"
                "\nconfiguration keys (for --set and config files):\n");
     l2_config_help(f);
 }
@@ -154,6 +162,8 @@ struct opts {
     const char *expect, *write_expect;
     double tolerance;
     const char *trace;
+    unsigned threads; /* 0: the default */
+    int histogram;
 };
 
 static int parse_sem(const char *v, enum l2_semantics *s)
@@ -234,6 +244,12 @@ static int parse_opts(int argc, char **argv, const char *cmd, struct opts *o, vo
             NEED_ARG();
             if (parse_sem(next, &o->common.sem) < 0)
                 return usage_error(cmd, "--semantics must be hardware or documented");
+        } else if (strcmp(a, "--threads") == 0) {
+            uint64_t t;
+            NEED_ARG();
+            if (l2_parse_u64(next, strlen(next), &t, NULL) < 0 || t < 1 || t > MAX_THREADS)
+                return usage_error(cmd, "--threads needs a number from 1 to 64");
+            o->threads = (unsigned)t;
         } else if (strcmp(a, "--json") == 0) {
             o->json = 1;
         } else if (strcmp(a, "--csv") == 0) {
@@ -241,6 +257,8 @@ static int parse_opts(int argc, char **argv, const char *cmd, struct opts *o, vo
         } else if (!compare && strcmp(a, "--expect") == 0) {
             NEED_ARG();
             o->expect = next;
+        } else if (!compare && strcmp(a, "--histogram") == 0) {
+            o->histogram = 1;
         } else if (!compare && strcmp(a, "--write-expect") == 0) {
             NEED_ARG();
             o->write_expect = next;
@@ -371,33 +389,205 @@ static void progress_end(struct progress *p)
 #define PROGRESS_EVERY ((UINT64_C(1) << 20) - 1) /* look at the clock every 1M records */
 
 /* Reads the trace once, feeding every variant. Returns records read or -1. */
-static int64_t simulate(struct l2_sim **sims, int n, const char *path, struct l2_symtab *syms, l2_err *e)
+/*
+ * The driver.  The calling thread reads and decodes the trace once, a
+ * batch of events at a time, into one of two buffers; `nworkers` threads
+ * each run their share of the simulators over the previous batch (every
+ * simulator sees every event, in order).  Simulators are independent: the
+ * variants of compare, or the lanes of run --threads (each simulating the
+ * sets it owns).  A simulator's error stops the run; the one at the
+ * earliest record is reported.
+ */
+struct batch {
+    struct l2_event ev[BATCH];
+    size_t n;
+};
+
+struct driver {
+    struct l2_sim **sims;
+    unsigned nsims, nworkers;
+    struct batch buf[2];
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    uint64_t posted;            /* batches handed out */
+    uint64_t done[MAX_THREADS]; /* batches each worker has finished */
+    int stop;          /* no more batches */
+    uint64_t base[2];  /* record number of each buffer's first event */
+    uint64_t err_rec;  /* record of the earliest simulator error */
+    l2_err err;
+    char where[L2_ERR_MAX];
+    struct l2_trace *trace;
+};
+
+struct worker {
+    struct driver *d;
+    unsigned id;
+};
+
+/* Runs this worker's simulators over one batch. */
+static void run_batch(struct driver *d, unsigned id, const struct batch *b, uint64_t base)
 {
-    struct l2_trace *t;
-    struct l2_event ev;
-    struct progress pg;
-    int64_t records = 0;
-    if (l2_trace_open(&t, path, syms, e) < 0)
-        return -1;
-    progress_start(&pg);
-    int r;
-    while ((r = l2_trace_next(t, &ev, e)) > 0) {
-        records++;
-        for (int i = 0; i < n; i++) {
-            if (l2_sim_event(sims[i], &ev, e) < 0) {
-                char where[L2_ERR_MAX];
-                l2_prefix(e, "%s", l2_trace_where(t, ev.pos, where, sizeof where));
-                r = -1;
-                goto out;
+    for (unsigned k = id; k < d->nsims; k += d->nworkers) {
+        for (size_t i = 0; i < b->n; i++) {
+            l2_err e;
+            if (l2_sim_event(d->sims[k], &b->ev[i], &e) < 0) {
+                pthread_mutex_lock(&d->mu);
+                if (base + i < d->err_rec) {
+                    d->err_rec = base + i;
+                    d->err = e;
+                    l2_trace_where(d->trace, b->ev[i].pos, d->where, sizeof d->where);
+                }
+                pthread_mutex_unlock(&d->mu);
+                break;
             }
         }
-        if (pg.tty && ((uint64_t)records & PROGRESS_EVERY) == 0)
-            progress_show(&pg, t, (uint64_t)records);
     }
-out:
+}
+
+static void *worker_main(void *arg)
+{
+    struct worker *w = arg;
+    struct driver *d = w->d;
+    uint64_t seen = 0;
+    for (;;) {
+        pthread_mutex_lock(&d->mu);
+        while (d->posted == seen && !d->stop)
+            pthread_cond_wait(&d->cv, &d->mu);
+        if (d->posted == seen) {
+            pthread_mutex_unlock(&d->mu);
+            return NULL;
+        }
+        seen++;
+        int failed = d->err_rec != UINT64_MAX;
+        pthread_mutex_unlock(&d->mu);
+        unsigned slot = (unsigned)((seen - 1) & 1);
+        if (!failed)
+            run_batch(d, w->id, &d->buf[slot], d->base[slot]);
+        pthread_mutex_lock(&d->mu);
+        d->done[w->id] = seen;
+        pthread_cond_broadcast(&d->cv);
+        pthread_mutex_unlock(&d->mu);
+    }
+}
+
+/* Batches finished by the slowest worker (called with the lock held). */
+static uint64_t slowest(const struct driver *d)
+{
+    uint64_t m = UINT64_MAX;
+    for (unsigned i = 0; i < d->nworkers; i++)
+        m = d->done[i] < m ? d->done[i] : m;
+    return m;
+}
+
+/* Reads the trace once, feeding every simulator with `nworkers` threads
+ * (1: all in the calling thread).  Returns records read or -1. */
+static int64_t simulate(struct l2_sim **sims, unsigned n, unsigned nworkers, const char *path,
+                        struct l2_symtab *syms, l2_err *e)
+{
+    struct driver *d = calloc(1, sizeof *d);
+    struct worker wk[MAX_THREADS];
+    pthread_t th[MAX_THREADS];
+    unsigned started = 0;
+    struct progress pg;
+    int64_t records = 0;
+    int r = 0;
+    if (!d)
+        return l2_fail(e, "out of memory");
+    if (nworkers > n)
+        nworkers = n;
+    if (l2_trace_open(&d->trace, path, syms, e) < 0) {
+        free(d);
+        return -1;
+    }
+    d->sims = sims;
+    d->nsims = n;
+    d->nworkers = nworkers;
+    d->err_rec = UINT64_MAX;
+    pthread_mutex_init(&d->mu, NULL);
+    pthread_cond_init(&d->cv, NULL);
+    for (; nworkers > 1 && started < nworkers; started++) {
+        wk[started] = (struct worker){d, started};
+        if (pthread_create(&th[started], NULL, worker_main, &wk[started]) != 0)
+            break;
+    }
+    if (nworkers > 1 && started < nworkers)
+        r = l2_fail(e, "cannot start %u threads", nworkers);
+    const int threaded = started > 1;
+    uint64_t next_progress = PROGRESS_EVERY;
+    progress_start(&pg);
+    for (uint64_t k = 0; r == 0; k++) {
+        struct batch *b = &d->buf[k & 1];
+        /* buffer k & 1 is free once every worker finished batch k - 2 */
+        pthread_mutex_lock(&d->mu);
+        while (threaded && k >= 2 && slowest(d) < k - 1)
+            pthread_cond_wait(&d->cv, &d->mu);
+        int failed = d->err_rec != UINT64_MAX;
+        pthread_mutex_unlock(&d->mu);
+        if (failed)
+            break;
+        b->n = 0;
+        while (b->n < BATCH && (r = l2_trace_next(d->trace, &b->ev[b->n], e)) > 0)
+            b->n++;
+        if (r > 0)
+            r = 0;
+        if (b->n == 0)
+            break;
+        d->base[k & 1] = (uint64_t)records;
+        records += (int64_t)b->n;
+        if (threaded) {
+            pthread_mutex_lock(&d->mu);
+            d->posted++;
+            pthread_cond_broadcast(&d->cv);
+            pthread_mutex_unlock(&d->mu);
+        } else {
+            run_batch(d, 0, b, d->base[k & 1]);
+        }
+        if (pg.tty && (uint64_t)records >= next_progress) {
+            progress_show(&pg, d->trace, (uint64_t)records);
+            next_progress = (uint64_t)records + PROGRESS_EVERY;
+        }
+        if (r < 0)
+            break;
+    }
+    pthread_mutex_lock(&d->mu);
+    d->stop = 1;
+    pthread_cond_broadcast(&d->cv);
+    pthread_mutex_unlock(&d->mu);
+    for (unsigned i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
     progress_end(&pg);
-    l2_trace_close(t);
+    if (r == 0 && d->err_rec != UINT64_MAX) {
+        *e = d->err;
+        l2_prefix(e, "%s", d->where);
+        r = -1;
+    }
+    l2_trace_close(d->trace);
+    pthread_cond_destroy(&d->cv);
+    pthread_mutex_destroy(&d->mu);
+    free(d);
     return r < 0 ? -1 : records;
+}
+
+/* Adds the counters of lane simulators into the first (run --threads).
+ * Returns -1 when out of memory. */
+static int merge_lanes(struct l2_sim **lanes, unsigned n)
+{
+    struct l2_sim *dst = lanes[0];
+    for (unsigned i = 1; i < n; i++) {
+        const struct l2_sim *src = lanes[i];
+        for (uint32_t k = 0; k < dst->nk && k < src->nk; k++) {
+            struct l2_kstats *a = &dst->k[k];
+            const struct l2_kstats *b = &src->k[k];
+            l2_counters_add(&a->total, &b->total);
+            for (unsigned p = 0; p < L2_NPRIO; p++)
+                l2_counters_add(&a->prio[p], &b->prio[p]);
+            for (uint32_t t = 0; t < a->ntag && t < b->ntag; t++)
+                l2_counters_add(&a->tag[t], &b->tag[t]);
+            if (l2_ktime_merge(&a->time, &b->time) < 0)
+                return -1;
+        }
+    }
+    return 0;
 }
 
 static int setup_sim(struct l2_sim *s, const struct variant_opts *v, const struct variant_opts *common,
@@ -423,21 +613,40 @@ static int cmd_run(int argc, char **argv)
         return rc;
     l2_err e;
     struct l2_symtab syms;
-    struct l2_sim sim;
-    if (l2_symtab_init(&syms, &e) < 0)
-        return die(&e);
-    if (setup_sim(&sim, &o.common, &o.common, &syms, &e) < 0) {
-        l2_symtab_free(&syms);
+    unsigned nlanes = o.threads ? o.threads : 1;
+    struct l2_sim *lane = calloc(nlanes, sizeof *lane);
+    struct l2_sim *sp[MAX_THREADS];
+    unsigned ok = 0;
+    if (!lane)
+        return usage_error("run", "out of memory");
+    if (l2_symtab_init(&syms, &e) < 0) {
+        free(lane);
         return die(&e);
     }
-    struct l2_sim *sp = &sim;
-    int64_t records = simulate(&sp, 1, o.trace, &syms, &e);
+    for (; ok < nlanes; ok++) {
+        if (setup_sim(&lane[ok], &o.common, &o.common, &syms, &e) < 0)
+            break;
+        lane[ok].lane = ok;
+        lane[ok].lanes = nlanes;
+        sp[ok] = &lane[ok];
+    }
+    int64_t records = ok == nlanes ? simulate(sp, nlanes, nlanes, o.trace, &syms, &e) : -1;
     if (records < 0) {
-        l2_sim_free(&sim);
+        for (unsigned i = 0; i < ok; i++)
+            l2_sim_free(&lane[i]);
+        free(lane);
         l2_symtab_free(&syms);
         return die(&e);
     }
-    struct l2_run_info ri = {.trace = o.trace, .records = (uint64_t)records};
+    if (merge_lanes(sp, nlanes) < 0) {
+        for (unsigned i = 0; i < nlanes; i++)
+            l2_sim_free(&lane[i]);
+        free(lane);
+        l2_symtab_free(&syms);
+        return usage_error("run", "out of memory");
+    }
+    struct l2_sim sim = lane[0];
+    struct l2_run_info ri = {.trace = o.trace, .records = (uint64_t)records, .histogram = o.histogram};
     rc = 0;
     if (o.write_expect) {
         FILE *f = fopen(o.write_expect, "w");
@@ -469,7 +678,9 @@ static int cmd_run(int argc, char **argv)
         else
             l2_report_table(stdout, &sim, &ri);
     }
-    l2_sim_free(&sim);
+    for (unsigned i = 0; i < nlanes; i++)
+        l2_sim_free(&lane[i]);
+    free(lane);
     l2_symtab_free(&syms);
     return rc;
 }
@@ -499,7 +710,12 @@ static int cmd_compare(int argc, char **argv)
         sp[ok] = &sims[ok];
         names[ok] = o.var[ok].name;
     }
-    int64_t records = simulate(sp, o.nvar, o.trace, &syms, &e);
+    unsigned nthreads = o.threads;
+    if (!nthreads) {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        nthreads = cpus < 1 ? 1 : cpus > MAX_THREADS ? MAX_THREADS : (unsigned)cpus;
+    }
+    int64_t records = simulate(sp, (unsigned)o.nvar, nthreads, o.trace, &syms, &e);
     if (records < 0) {
         rc = die(&e);
         goto free_sims;

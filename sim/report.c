@@ -16,13 +16,30 @@ struct scope {
     const char *kind; /* "all", "priority", "tag" */
     const char *name;
     const struct l2_counters *c;
+    const struct l2_keval *ev; /* "all" and "priority" rows: the kernel's (or the totals') timing */
+    int prio;                  /* "priority" rows: the priority; -1 otherwise */
 };
 
 struct scopes {
     struct scope *v;
     size_t n;
     struct l2_counters total, prio[L2_NPRIO], *tag;
+    struct l2_keval *ev; /* nk + 1: every kernel's timing, then the totals */
 };
+
+/* Every kernel's timing evaluated (ev[0..nk-1]) and added (ev[nk]).
+ * Returns NULL when out of memory. */
+static struct l2_keval *evaluate(const struct l2_sim *s)
+{
+    struct l2_keval *ev = calloc((size_t)s->nk + 1, sizeof *ev);
+    if (!ev)
+        return NULL;
+    for (uint32_t i = 0; i < s->nk; i++) {
+        l2_ktime_eval(&s->l2.cfg, &s->k[i].time, &ev[i]);
+        l2_keval_add(&ev[s->nk], &ev[i]);
+    }
+    return ev;
+}
 
 static int used(const struct l2_counters *c)
 {
@@ -42,29 +59,33 @@ static int collect(const struct l2_sim *s, struct scopes *ss)
     memset(ss, 0, sizeof *ss);
     ss->v = malloc(cap * sizeof *ss->v);
     ss->tag = calloc(s->nbind ? s->nbind : 1, sizeof *ss->tag);
-    if (!ss->v || !ss->tag) {
+    ss->ev = evaluate(s);
+    if (!ss->v || !ss->tag || !ss->ev) {
         free(ss->v);
         free(ss->tag);
+        free(ss->ev);
         return -1;
     }
     for (uint32_t i = 0; i < s->nk; i++) {
         const struct l2_kstats *k = &s->k[i];
-        push(ss, cap, (struct scope){i + 1, k->name, "all", "all", &k->total});
+        push(ss, cap, (struct scope){i + 1, k->name, "all", "all", &k->total, &ss->ev[i], -1});
         for (unsigned p = 0; p < L2_NPRIO; p++)
             if (used(&k->prio[p]))
-                push(ss, cap, (struct scope){i + 1, k->name, "priority", l2_prio_names[p], &k->prio[p]});
+                push(ss, cap,
+                     (struct scope){i + 1, k->name, "priority", l2_prio_names[p], &k->prio[p], &ss->ev[i], (int)p});
         for (uint32_t t = 0; t < k->ntag; t++)
             if (used(&k->tag[t]))
-                push(ss, cap, (struct scope){i + 1, k->name, "tag", l2_sym_name(s->syms, t), &k->tag[t]});
+                push(ss, cap, (struct scope){i + 1, k->name, "tag", l2_sym_name(s->syms, t), &k->tag[t], NULL, -1});
     }
     l2_sim_totals(s, &ss->total, ss->prio, ss->tag);
-    push(ss, cap, (struct scope){0, "totals", "all", "all", &ss->total});
+    push(ss, cap, (struct scope){0, "totals", "all", "all", &ss->total, &ss->ev[s->nk], -1});
     for (unsigned p = 0; p < L2_NPRIO; p++)
         if (used(&ss->prio[p]))
-            push(ss, cap, (struct scope){0, "totals", "priority", l2_prio_names[p], &ss->prio[p]});
+            push(ss, cap,
+                 (struct scope){0, "totals", "priority", l2_prio_names[p], &ss->prio[p], &ss->ev[s->nk], (int)p});
     for (uint32_t t = 0; t < s->nbind; t++)
         if (used(&ss->tag[t]))
-            push(ss, cap, (struct scope){0, "totals", "tag", l2_sym_name(s->syms, t), &ss->tag[t]});
+            push(ss, cap, (struct scope){0, "totals", "tag", l2_sym_name(s->syms, t), &ss->tag[t], NULL, -1});
     return 0;
 }
 
@@ -72,6 +93,22 @@ static void scopes_free(struct scopes *ss)
 {
     free(ss->v);
     free(ss->tag);
+    free(ss->ev);
+}
+
+/* Mean latency (cycles) of the sectors of one priority (-1: all) and
+ * class (-1: all); NAN without sectors. */
+static double mean_latency(const struct l2_keval *ev, int prio, int cls)
+{
+    double sum = 0;
+    uint64_t n = 0;
+    for (unsigned p = 0; p < L2_NPRIO; p++)
+        for (unsigned c = 0; c < L2_NLAT; c++)
+            if ((prio < 0 || (unsigned)prio == p) && (cls < 0 || (unsigned)cls == c)) {
+                sum += ev->lat_sum[p][c];
+                n += ev->sectors[p][c];
+            }
+    return n ? sum / (double)n : NAN;
 }
 
 static double rate(uint64_t hits, uint64_t n)
@@ -94,14 +131,24 @@ static void pct(FILE *f, double r)
         fprintf(f, " %7.2f", 100.0 * r);
 }
 
-static void table_row(FILE *f, const char *label, const struct l2_counters *c)
+static void table_row(FILE *f, const char *label, const struct scope *sc)
 {
+    const struct l2_counters *c = sc->c;
     fprintf(f, "  %-26s %10" PRIu64 " %11" PRIu64 " %11" PRIu64, label, c->accesses, c->sectors, c->sector_hits);
     pct(f, rate(c->sector_hits, c->sectors));
     pct(f, rate(c->near_hits, c->sectors));
     pct(f, rate(c->read_hits, c->read_sectors));
-    fprintf(f, " %10" PRIu64 " %10" PRIu64 " %12" PRIu64 " %12" PRIu64 "\n", c->line_miss, c->sector_miss,
-            c->dram_rd, c->dram_wr);
+    fprintf(f, " %10" PRIu64 " %10" PRIu64 " %12" PRIu64 " %12" PRIu64, c->line_miss, c->sector_miss, c->dram_rd,
+            c->dram_wr);
+    double lat = sc->ev ? mean_latency(sc->ev, sc->prio, -1) : NAN;
+    if (isnan(lat))
+        fprintf(f, " %8s", "-");
+    else
+        fprintf(f, " %8.1f", lat);
+    if (sc->ev && strcmp(sc->kind, "all") == 0)
+        fprintf(f, " %11.1f\n", sc->ev->est_ns);
+    else
+        fprintf(f, " %11s\n", "-");
     if (c->unspecified)
         fprintf(f, "  %-26s %10" PRIu64 " accesses outside the policy's ranges (unspecified priority)\n", "",
                 c->unspecified);
@@ -109,8 +156,85 @@ static void table_row(FILE *f, const char *label, const struct l2_counters *c)
 
 static void table_head(FILE *f)
 {
-    fprintf(f, "  %-26s %10s %11s %11s %7s %7s %7s %10s %10s %12s %12s\n", "scope", "accesses", "sectors", "hits",
-            "hit%", "near%", "load%", "line-miss", "sect-miss", "dram-rd-B", "dram-wr-B");
+    fprintf(f, "  %-26s %10s %11s %11s %7s %7s %7s %10s %10s %12s %12s %8s %11s\n", "scope", "accesses", "sectors",
+            "hits", "hit%", "near%", "load%", "line-miss", "sect-miss", "dram-rd-B", "dram-wr-B", "lat-cyc", "est-ns");
+}
+
+/* One latency histogram (sectors by bucket and class) as text: the rows
+ * from the first to the last bucket used, a bar for each row's share of
+ * the fullest row. */
+static void hist_text(FILE *f, const char *title, const uint64_t h[L2_NLAT][L2_HIST_BUCKETS])
+{
+    uint64_t row[L2_HIST_BUCKETS], top = 0, sum[L2_NLAT] = {0}, all = 0;
+    int lo = -1, hi = -1;
+    for (int b = 0; b < L2_HIST_BUCKETS; b++) {
+        row[b] = 0;
+        for (int c = 0; c < L2_NLAT; c++) {
+            row[b] += h[c][b];
+            sum[c] += h[c][b];
+        }
+        if (row[b]) {
+            lo = lo < 0 ? b : lo;
+            hi = b;
+        }
+        top = row[b] > top ? row[b] : top;
+        all += row[b];
+    }
+    fprintf(f, "  %s: sectors by latency (cycles)\n", title);
+    if (!all) {
+        fprintf(f, "    (no sectors)\n");
+        return;
+    }
+    fprintf(f, "    %-13s", "cycles");
+    for (int c = 0; c < L2_NLAT; c++)
+        fprintf(f, " %11s", l2_lat_names[c]);
+    fputc('\n', f);
+    for (int b = lo; b <= hi; b++) {
+        char range[32];
+        if (b + 1 < L2_HIST_BUCKETS)
+            snprintf(range, sizeof range, "%u-%u", l2_hist_lower[b], l2_hist_lower[b + 1] - 1);
+        else
+            snprintf(range, sizeof range, "%u+", l2_hist_lower[b]);
+        fprintf(f, "    %-13s", range);
+        for (int c = 0; c < L2_NLAT; c++)
+            fprintf(f, " %11" PRIu64, h[c][b]);
+        int w = (int)((row[b] * 40 + top - 1) / top);
+        fprintf(f, "  %.*s\n", w, "########################################");
+    }
+    fprintf(f, "    %-13s", "share %");
+    for (int c = 0; c < L2_NLAT; c++)
+        fprintf(f, " %11.2f", 100.0 * (double)sum[c] / (double)all);
+    fputc('\n', f);
+}
+
+/* The histograms of a kernel (or the totals): all priorities, then each
+ * priority when more than one was used. */
+static void table_hists(FILE *f, const struct l2_keval *ev)
+{
+    uint64_t h[L2_NLAT][L2_HIST_BUCKETS];
+    unsigned used_prio = 0;
+    memset(h, 0, sizeof h);
+    for (unsigned p = 0; p < L2_NPRIO; p++) {
+        uint64_t n = 0;
+        for (int c = 0; c < L2_NLAT; c++) {
+            for (int b = 0; b < L2_HIST_BUCKETS; b++)
+                h[c][b] += ev->hist[p][c][b];
+            n += ev->sectors[p][c];
+        }
+        used_prio += n != 0;
+    }
+    fputc('\n', f);
+    hist_text(f, "latency, all priorities", (const uint64_t(*)[L2_HIST_BUCKETS])h);
+    for (unsigned p = 0; used_prio > 1 && p < L2_NPRIO; p++) {
+        uint64_t n = 0;
+        for (int c = 0; c < L2_NLAT; c++)
+            n += ev->sectors[p][c];
+        if (!n)
+            continue;
+        char title[64];
+        snprintf(title, sizeof title, "latency, prio %s", l2_prio_names[p]);
+        hist_text(f, title, ev->hist[p]);
+    }
 }
 
 static void describe_defs(FILE *f, const struct l2_sim *s)
@@ -152,9 +276,13 @@ void l2_report_table(FILE *f, const struct l2_sim *s, const struct l2_run_info *
         return;
     }
     uint32_t cur = UINT32_MAX;
+    const struct l2_keval *hist = NULL; /* histograms to print before the next kernel */
     for (size_t i = 0; i < ss.n; i++) {
         const struct scope *sc = &ss.v[i];
         if (sc->kernel != cur) {
+            if (hist)
+                table_hists(f, hist);
+            hist = NULL;
             cur = sc->kernel;
             if (cur)
                 fprintf(f, "\nkernel %u: %s (stream %u)\n", cur, sc->kname, s->k[cur - 1].stream);
@@ -163,12 +291,17 @@ void l2_report_table(FILE *f, const struct l2_sim *s, const struct l2_run_info *
             table_head(f);
         }
         char label[160];
-        if (strcmp(sc->kind, "all") == 0)
+        if (strcmp(sc->kind, "all") == 0) {
             snprintf(label, sizeof label, "all");
-        else
+            if (ri->histogram)
+                hist = sc->ev;
+        } else {
             snprintf(label, sizeof label, "%s %s", strcmp(sc->kind, "tag") == 0 ? "tag" : "prio", sc->name);
-        table_row(f, label, sc->c);
+        }
+        table_row(f, label, sc);
     }
+    if (hist)
+        table_hists(f, hist);
     scopes_free(&ss);
 }
 
@@ -207,6 +340,67 @@ static void json_counters(FILE *f, const struct l2_counters *c)
     json_rate(f, "read_hit_rate", c->read_hits, c->read_sectors);
 }
 
+static void json_hist(FILE *f, const uint64_t h[L2_NLAT][L2_HIST_BUCKETS])
+{
+    for (int c = 0; c < L2_NLAT; c++) {
+        fprintf(f, "%s\"%s\": [", c ? ", " : "", l2_lat_names[c]);
+        for (int b = 0; b < L2_HIST_BUCKETS; b++)
+            fprintf(f, "%s%" PRIu64, b ? ", " : "", h[c][b]);
+        fputc(']', f);
+    }
+}
+
+static void json_mean(FILE *f, const struct l2_keval *ev, int prio)
+{
+    fputs("\"mean_latency_cycles\": {", f);
+    for (int c = 0; c < L2_NLAT; c++) {
+        double m = mean_latency(ev, prio, c);
+        fprintf(f, "%s\"%s\": ", c ? ", " : "", l2_lat_names[c]);
+        if (isnan(m))
+            fputs("null", f);
+        else
+            fprintf(f, "%.1f", m);
+    }
+    fputc('}', f);
+}
+
+/* "est_ns" and "time" of a kernel or the totals. */
+static void json_time(FILE *f, const struct l2_keval *ev, uint64_t requests, const char *ind)
+{
+    uint64_t all[L2_NLAT][L2_HIST_BUCKETS];
+    memset(all, 0, sizeof all);
+    for (unsigned p = 0; p < L2_NPRIO; p++)
+        for (int c = 0; c < L2_NLAT; c++)
+            for (int b = 0; b < L2_HIST_BUCKETS; b++)
+                all[c][b] += ev->hist[p][c][b];
+    fprintf(f, ", \"est_ns\": %.1f,\n%s\"time\": {\"cycles\": %.1f, \"requests\": %" PRIu64 ", \"bound_ns\": {",
+            ev->est_ns, ind, ev->cycles, requests);
+    for (unsigned r = 0; r < L2_NRES; r++)
+        fprintf(f, "%s\"%s\": %.1f", r ? ", " : "", l2_res_names[r], ev->bound_ns[r]);
+    fputs("}, ", f);
+    json_mean(f, ev, -1);
+    fprintf(f, ",\n%s  \"latency_histogram\": {", ind);
+    json_hist(f, (const uint64_t(*)[L2_HIST_BUCKETS])all);
+    fprintf(f, ",\n%s    \"by_priority\": {", ind);
+    int first = 1;
+    for (unsigned p = 0; p < L2_NPRIO; p++) {
+        uint64_t n = 0;
+        for (int c = 0; c < L2_NLAT; c++)
+            n += ev->sectors[p][c];
+        if (!n)
+            continue;
+        fprintf(f, "%s\n%s      \"%s\": {", first ? "" : ",", ind, l2_prio_names[p]);
+        json_hist(f, ev->hist[p]);
+        fputs(", ", f);
+        json_mean(f, ev, (int)p);
+        fputc('}', f);
+        first = 0;
+    }
+    if (!first)
+        fprintf(f, "\n%s    ", ind);
+    fputs("}}}", f);
+}
+
 static void json_groups(FILE *f, const struct l2_counters prio[L2_NPRIO], const struct l2_counters *tag, uint32_t ntag,
                         const struct l2_symtab *syms, const char *ind)
 {
@@ -242,6 +436,7 @@ static void json_groups(FILE *f, const struct l2_counters prio[L2_NPRIO], const 
 static void json_body(FILE *f, const struct l2_sim *s, const struct l2_run_info *ri, const char *ind)
 {
     char buf[512];
+    struct l2_keval *ev = evaluate(s);
     fprintf(f, "%s\"l2sim\": \"%s\",\n%s\"trace\": ", ind, L2SIM_VERSION, ind);
     json_str(f, ri->trace);
     fprintf(f, ",\n%s\"records_read\": %" PRIu64 ",\n%s\"records_simulated\": %" PRIu64 ",\n%s\"accesses\": %" PRIu64
@@ -251,7 +446,10 @@ static void json_body(FILE *f, const struct l2_sim *s, const struct l2_run_info 
     static const char *const keys[] = {"name",     "l2_size",   "line_size", "sector_size",  "ways",
                                        "partitions", "sms",     "sm_map",    "far_copy",     "set_hash",
                                        "hash_seed", "setaside", "setaside_max", "setaside_floor_ways",
-                                       "policy_seed", "dram_atom"};
+                                       "policy_seed", "dram_atom", "clock_mhz", "launch_ns", "lat_near_hit",
+                                       "lat_far_hit", "lat_dram", "l2_slices", "slice_bytes_per_clk",
+                                       "xbar_bytes_per_clk", "dram_gbps", "dram_efficiency_pct", "dram_channels",
+                                       "mshr_per_slice", "sm_inflight", "sm_bytes_per_clk"};
     for (size_t i = 0; i < L2_ARRAY_LEN(keys); i++) {
         fprintf(f, "%s\"%s\": ", i ? ", " : "", keys[i]);
         json_str(f, l2_config_get(&s->l2.cfg, keys[i], buf, sizeof buf));
@@ -272,7 +470,10 @@ static void json_body(FILE *f, const struct l2_sim *s, const struct l2_run_info 
         json_str(f, buf);
         fputc('}', f);
     }
-    fprintf(f, "%s],\n%s\"kernels\": [", s->ndefs ? "\n" : "", ind);
+    fprintf(f, "%s],\n%s\"latency_buckets\": [", s->ndefs ? "\n" : "", ind);
+    for (int b = 0; b < L2_HIST_BUCKETS; b++)
+        fprintf(f, "%s%u", b ? ", " : "", l2_hist_lower[b]);
+    fprintf(f, "],\n%s\"kernels\": [", ind);
     char ind2[64];
     snprintf(ind2, sizeof ind2, "%s    ", ind);
     for (uint32_t i = 0; i < s->nk; i++) {
@@ -281,6 +482,8 @@ static void json_body(FILE *f, const struct l2_sim *s, const struct l2_run_info 
         json_str(f, k->name);
         fprintf(f, ", \"index\": %u, \"stream\": %u, ", i + 1, k->stream);
         json_counters(f, &k->total);
+        if (ev)
+            json_time(f, &ev[i], k->time.requests, ind2);
         json_groups(f, k->prio, k->tag, k->ntag, s->syms, ind2);
         fputc('}', f);
     }
@@ -288,14 +491,20 @@ static void json_body(FILE *f, const struct l2_sim *s, const struct l2_run_info 
     struct l2_counters *tag = calloc(s->nbind ? s->nbind : 1, sizeof *tag);
     fprintf(f, "%s],\n%s\"totals\": {", s->nk ? "\n" : "", ind);
     if (tag) {
+        uint64_t requests = 0;
+        for (uint32_t i = 0; i < s->nk; i++)
+            requests += s->k[i].time.requests;
         l2_sim_totals(s, &total, prio, tag);
         json_counters(f, &total);
+        if (ev)
+            json_time(f, &ev[s->nk], requests, ind);
         fputc('}', f);
         json_groups(f, prio, tag, s->nbind, s->syms, ind);
         free(tag);
     } else {
         fputc('}', f);
     }
+    free(ev);
     fputc('\n', f);
 }
 
@@ -330,7 +539,7 @@ void l2_report_csv(FILE *f, const struct l2_sim *s, int with_header, const char 
         fputs(variant ? "variant,index,kernel,stream" : "index,kernel,stream", f);
         for (size_t i = 0; i < L2_NCOUNTERS; i++)
             fprintf(f, ",%s", l2_counter_names[i]);
-        fputs(",hit_rate,near_hit_rate,read_hit_rate\n", f);
+        fputs(",hit_rate,near_hit_rate,read_hit_rate,est_ns\n", f);
     }
     for (uint32_t i = 0; i < s->nk; i++) {
         const struct l2_kstats *k = &s->k[i];
@@ -352,7 +561,9 @@ void l2_report_csv(FILE *f, const struct l2_sim *s, int with_header, const char 
             else
                 fprintf(f, ",%.6f", r[j]);
         }
-        fputc('\n', f);
+        struct l2_keval ev;
+        l2_ktime_eval(&s->l2.cfg, &k->time, &ev);
+        fprintf(f, ",%.1f\n", ev.est_ns);
     }
 }
 

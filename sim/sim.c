@@ -39,6 +39,10 @@ int l2_sim_init(struct l2_sim *s, const struct l2_config *cfg, enum l2_semantics
     memset(s, 0, sizeof *s);
     if (l2_init(&s->l2, cfg, e) < 0)
         return -1;
+    if (l2_timing_init(&s->tm, cfg, e) < 0) {
+        l2_free(&s->l2);
+        return -1;
+    }
     s->sem = sem;
     s->syms = syms;
     s->seed = cfg->policy_seed;
@@ -52,9 +56,11 @@ int l2_sim_init(struct l2_sim *s, const struct l2_config *cfg, enum l2_semantics
 void l2_sim_free(struct l2_sim *s)
 {
     l2_free(&s->l2);
+    l2_timing_free(&s->tm);
     for (uint32_t i = 0; i < s->nk; i++) {
         free(s->k[i].name);
         free(s->k[i].tag);
+        l2_ktime_free(&s->k[i].time);
     }
     free(s->k);
     free(s->bind);
@@ -92,9 +98,10 @@ static int new_kernel(struct l2_sim *s, const char *name, uint32_t stream, uint6
     k->name = strdup(name);
     k->ntag = s->nbind;
     k->tag = calloc(k->ntag, sizeof *k->tag);
-    if (!k->name || !k->tag) {
+    if (!k->name || !k->tag || l2_timing_kernel(&s->tm, &k->time, s->nk, e) < 0) {
         free(k->name);
         free(k->tag);
+        l2_ktime_free(&k->time);
         return l2_fail(e, "out of memory");
     }
     k->stream = stream;
@@ -125,8 +132,9 @@ static struct l2_stream_window *stream_window(struct l2_sim *s, uint32_t stream,
 }
 
 static inline void count(struct l2_counters *c, enum l2_op op, unsigned sectors, const struct l2_outcome *o,
-                         unsigned hits, unsigned miss, unsigned line_miss)
+                         unsigned hits, unsigned miss, unsigned line_miss, unsigned merged)
 {
+    c->merged += merged;
     c->sectors += sectors;
     c->sector_hits += hits;
     c->near_hits += (unsigned)l2_popcount8(o->near_hit);
@@ -180,10 +188,14 @@ static int sim_access(struct l2_sim *s, const struct l2_event *ev, l2_err *e)
         l2_locate(&s->l2, first + i, &home[i], &set[i]);
         l2_cache_prefetch(&s->l2.part[home[i]], set[i]);
         l2_cache_prefetch(&s->l2.part[l2_near(&s->l2, ev->sm, home[i])], set[i]);
+        l2_timing_prefetch(&s->tm, home[i], set[i]);
     }
     /* With several lanes, this lane simulates the sets it owns and counts
      * the access itself if it owns the first line. */
     const int owner = s->lanes <= 1 || set[0] % s->lanes == s->lane;
+    struct l2_tacc ta;
+    if (l2_timing_access(&s->tm, &k->time, ev->sm, nlines, ev->at1, owner, &ta, e) < 0)
+        return -1;
 
     for (unsigned i = 0; i < nlines; i++) {
         uint64_t line = first + i;
@@ -206,15 +218,17 @@ static int sim_access(struct l2_sim *s, const struct l2_event *ev, l2_err *e)
             continue;
         struct l2_outcome o;
         l2_access_at(&s->l2, op, prio, line, home[i], set[i], mask, ev->sm, &o);
+        unsigned merged = l2_timing_line(&s->tm, &k->time, &ta, op, prio, line, home[i],
+                                         l2_near(&s->l2, ev->sm, home[i]), set[i], mask, &o);
         if (op == OP_APPLY || op == OP_DISCARD)
             continue;
         unsigned sectors = (unsigned)l2_popcount8(mask);
         unsigned hits = (unsigned)l2_popcount8(o.hit);
         unsigned miss = sectors - hits;
         unsigned lmiss = (unsigned)l2_popcount8(o.line_miss);
-        count(&k->total, op, sectors, &o, hits, miss, lmiss);
-        count(&k->prio[prio], op, sectors, &o, hits, miss, lmiss);
-        count(ct, op, sectors, &o, hits, miss, lmiss);
+        count(&k->total, op, sectors, &o, hits, miss, lmiss, merged);
+        count(&k->prio[prio], op, sectors, &o, hits, miss, lmiss, merged);
+        count(ct, op, sectors, &o, hits, miss, lmiss, merged);
     }
     s->accesses++;
     if (!owner)

@@ -14,9 +14,12 @@
 #include "l2.h"
 #include "policy.h"
 #include "symtab.h"
+#include "timing.h"
 #include "trace.h"
 
-/* Counters of one scope (a kernel, a kernel x priority, a kernel x tag). */
+/* Counters of one scope (a kernel, a kernel x priority, a kernel x tag).
+ * merged_sectors counts hits that waited for a fill still in flight
+ * (timing.h: merged misses). */
 #define L2_COUNTER_LIST(X)                                                  \
     X(accesses, "accesses")                                                 \
     X(sectors, "sectors")                                                   \
@@ -28,7 +31,8 @@
     X(sector_miss, "sector_only_miss_sectors")                              \
     X(dram_rd, "dram_read_bytes")                                           \
     X(dram_wr, "dram_write_bytes")                                          \
-    X(unspecified, "unspecified_accesses")
+    X(unspecified, "unspecified_accesses")                                  \
+    X(merged, "merged_sectors")
 
 struct l2_counters {
 #define L2_X_CTR(f, name) uint64_t f;
@@ -48,6 +52,7 @@ struct l2_kstats {
     struct l2_counters prio[L2_NPRIO];
     struct l2_counters *tag; /* ntag entries, by tag id */
     uint32_t ntag;
+    struct l2_ktime time; /* the timing model's sums (l2_ktime_eval: estimate, histograms) */
 };
 
 /* How a tag is resolved. */
@@ -77,6 +82,7 @@ struct l2_def_log {
 
 struct l2_sim {
     struct l2 l2;
+    struct l2_timing tm;
     enum l2_semantics sem;
     struct l2_symtab *syms;
     uint64_t seed; /* policy_seed */
@@ -90,7 +96,9 @@ struct l2_sim {
     uint32_t nk, capk;
     struct l2_def_log *defs;
     uint32_t ndefs, capdefs;
-    unsigned lane, lanes; /* with lanes > 1, only sets with set % lanes == lane are simulated */
+    unsigned lane, lanes; /* with lanes > 1, only sets with set % lanes == lane are simulated (and
+                           * timed: merge a kernel's lanes with l2_ktime_merge as well as
+                           * l2_counters_add: the report is then that of one simulator) */
     uint64_t records;  /* events consumed */
     uint64_t accesses; /* access events simulated */
 };

@@ -60,13 +60,15 @@ int64_t l2_sym_intern(struct l2_symtab *t, const char *name, size_t n)
     int64_t id = l2_sym_find(t, name, n);
     if (id >= 0)
         return id;
+    /* byid never moves once allocated, so threads may read names while
+     * the reader interns new ones */
     if (t->n == t->cap) {
-        uint32_t cap = t->cap ? t->cap * 2 : 64;
-        struct l2_sym **b = realloc(t->byid, cap * sizeof *b);
-        if (!b)
+        if (t->byid)
             return -1;
-        t->byid = b;
-        t->cap = cap;
+        t->byid = malloc(L2_MAX_SYMS * sizeof *t->byid);
+        if (!t->byid)
+            return -1;
+        t->cap = L2_MAX_SYMS;
     }
     struct l2_sym *s = malloc(sizeof *s + n + 1);
     if (!s)

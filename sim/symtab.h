@@ -15,6 +15,7 @@
 #include "common.h"
 
 #define L2_NBUILTIN (L2_NPRIO + 4)
+#define L2_MAX_SYMS 65536u /* tags and policies of one run */
 #define L2_SYM_POLICY 1u /* defined by a policy line */
 #define L2_TAG_GLOBAL (L2_NPRIO + 3) /* "global": the tag of untagged accesses */
 
@@ -28,7 +29,8 @@ struct l2_symtab {
 
 int l2_symtab_init(struct l2_symtab *t, l2_err *e);
 void l2_symtab_free(struct l2_symtab *t);
-/* Id of name, interning it if new; -1 on out of memory. */
+/* Id of name, interning it if new; -1 on out of memory or when
+ * L2_MAX_SYMS names exist. */
 int64_t l2_sym_intern(struct l2_symtab *t, const char *name, size_t n);
 /* Id of name, or -1. */
 int64_t l2_sym_find(const struct l2_symtab *t, const char *name, size_t n);

@@ -34,11 +34,32 @@ struct l2_event {
     uint8_t op;   /* enum l2_op */
     uint32_t name;   /* EV_POLICY: the policy's symbol id */
     uint32_t stream; /* EV_WINDOW, EV_WINDOW_OFF, EV_KERNEL */
-    uint64_t bytes;  /* EV_SETASIDE */
+    union {
+        uint64_t bytes; /* EV_SETASIDE */
+        uint64_t at1;   /* EV_ACCESS: 1 + the @CYCLE issue cycle; 0: none (see l2_event_cycle) */
+    };
     struct l2_policy_spec pol;
     struct l2_window_spec win;
     char kname[L2_MAX_KNAME]; /* EV_KERNEL */
 };
+
+/* The optional issue time of an access (`@CYCLE` in text, a cycle record
+ * before the access in binary): SM cycles after the start of its kernel,
+ * at most L2_MAX_CYCLE.  Readers and code that zero an event leave it
+ * unset. */
+#define L2_MAX_CYCLE ((UINT64_C(1) << 62) - 1)
+static inline int l2_event_has_cycle(const struct l2_event *ev)
+{
+    return ev->type == EV_ACCESS && ev->at1 != 0;
+}
+static inline uint64_t l2_event_cycle(const struct l2_event *ev)
+{
+    return ev->at1 - 1;
+}
+static inline void l2_event_set_cycle(struct l2_event *ev, uint64_t cycle)
+{
+    ev->at1 = cycle + 1;
+}
 
 struct l2_trace;
 struct l2_sink;

@@ -23,6 +23,10 @@ _Static_assert(sizeof(double) == 8, "doubles are IEEE-754 binary64");
 
 #define HDR_FIXED 36u /* after the magic: version .. kernel count */
 
+/* Record type 5: the @CYCLE of the access record that follows (A = the
+ * cycle; W bits 4-63 are 0).  The other types are in trace_impl.h. */
+#define REC_CYCLE 5u
+
 static uint32_t crc_update(uint32_t crc, const void *p, size_t n)
 {
     return (uint32_t)crc32(crc, p, (uInt)n);
@@ -113,13 +117,14 @@ static int read_names(struct l2_trace *t, uint32_t *crc, uint32_t n, l2_err *e)
         if (hread(t, crc, name, len, e) < 0)
             goto out;
         const char *why = bad_name(name, len, L2_BIN_MAX_NAME);
-        if (why || (len > 3 && memcmp(name, "sm=", 3) == 0) || (len == 6 && memcmp(name, "shared", 6) == 0)) {
+        if (why || (len > 3 && memcmp(name, "sm=", 3) == 0) || (len == 6 && memcmp(name, "shared", 6) == 0) ||
+            name[0] == '@') {
             l2_fail(e, "%s: header: name %u cannot name a policy (%s)", t->name, i, why ? why : "reserved word");
             goto out;
         }
         int64_t id = l2_sym_intern(t->syms, name, len);
         if (id < 0) {
-            l2_fail(e, "out of memory");
+            l2_fail(e, "out of memory or more than %u names", L2_MAX_SYMS - L2_NBUILTIN);
             goto out;
         }
         if (id < L2_NBUILTIN) {
@@ -410,17 +415,45 @@ static int decode(struct l2_trace *t, const unsigned char *p, struct l2_event *e
 
 int l2_bin_next(struct l2_trace *t, struct l2_event *ev, l2_err *e)
 {
+    uint64_t at1 = 0; /* 1 + the cycle of a cycle record just read */
     for (;;) {
         if (t->rp < t->rend) {
+            uint64_t m = l2_ld64(t->rp);
+            if ((m & 15) == REC_CYCLE) {
+                uint64_t c = l2_ld64(t->rp + 8);
+                if (at1)
+                    return l2_fail(e, "%s:record %" PRIu64 ": two cycle records in a row (corrupt file?)", t->name,
+                                   t->recno + 1);
+                if (m >> 4)
+                    return l2_fail(e, "%s:record %" PRIu64 ": reserved bits set (corrupt file?)", t->name,
+                                   t->recno + 1);
+                if (c > L2_MAX_CYCLE)
+                    return l2_fail(e, "%s:record %" PRIu64 ": @CYCLE %" PRIu64 " is too large", t->name,
+                                   t->recno + 1, c);
+                at1 = c + 1;
+                t->rp += L2_BIN_REC;
+                t->recno++;
+                continue;
+            }
             if (!l2_bin_fast_access(t, t->rp, ev) && decode(t, t->rp, ev, e) < 0)
                 return l2_prefix(e, "%s:record %" PRIu64, t->name, t->recno + 1);
+            if (at1) {
+                if (ev->type != EV_ACCESS)
+                    return l2_fail(e, "%s:record %" PRIu64 ": a cycle record is not followed by an access", t->name,
+                                   t->recno);
+                ev->at1 = at1;
+            }
             t->rp += L2_BIN_REC;
             t->recno++;
             return 1;
         }
         int r = load_block(t, e);
-        if (r <= 0)
+        if (r < 0)
             return r;
+        if (r == 0)
+            return at1 ? l2_fail(e, "%s:record %" PRIu64 ": a cycle record is not followed by an access", t->name,
+                                 t->recno)
+                       : 0;
     }
 }
 
@@ -634,11 +667,8 @@ static int encode(struct l2_bin_writer *w, const struct l2_event *ev, uint64_t *
     return 0;
 }
 
-int l2_bin_writer_add(struct l2_bin_writer *w, const struct l2_event *ev, l2_err *e)
+static int put_record(struct l2_bin_writer *w, uint64_t m, uint64_t a, l2_err *e)
 {
-    uint64_t m = 0, a = 0;
-    if (encode(w, ev, &m, &a, e) < 0)
-        return l2_prefix(e, "record %" PRIu64, w->count + 1);
     l2_st64(w->buf + w->blen, m);
     l2_st64(w->buf + w->blen + 8, a);
     w->blen += L2_BIN_REC;
@@ -646,6 +676,20 @@ int l2_bin_writer_add(struct l2_bin_writer *w, const struct l2_event *ev, l2_err
     if (w->blen == (size_t)L2_BIN_BLOCK * L2_BIN_REC)
         return flush_block(w, e);
     return 0;
+}
+
+int l2_bin_writer_add(struct l2_bin_writer *w, const struct l2_event *ev, l2_err *e)
+{
+    uint64_t m = 0, a = 0;
+    if (encode(w, ev, &m, &a, e) < 0)
+        return l2_prefix(e, "record %" PRIu64, w->count + 1);
+    if (l2_event_has_cycle(ev)) {
+        if (l2_event_cycle(ev) > L2_MAX_CYCLE)
+            return l2_fail(e, "record %" PRIu64 ": @CYCLE is too large", w->count + 1);
+        if (put_record(w, REC_CYCLE, l2_event_cycle(ev), e) < 0)
+            return -1;
+    }
+    return put_record(w, m, a, e);
 }
 
 /* A growing byte buffer for the header. */

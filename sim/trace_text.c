@@ -162,7 +162,7 @@ static int parse_access(struct l2_trace *t, const char **w, const size_t *wl, in
     ev->tag = L2_TAG_GLOBAL; /* "global" */
     ev->sm = -1;
     if (nw < 3)
-        return l2_fail(e, "access needs OP ADDR SIZE [TAG] [sm=N]");
+        return l2_fail(e, "access needs OP ADDR SIZE [TAG] [sm=N] [@CYCLE]");
     uint64_t size;
     if (l2_parse_u64(w[1], wl[1], &ev->addr, e) < 0)
         return l2_prefix(e, "address");
@@ -173,20 +173,33 @@ static int parse_access(struct l2_trace *t, const char **w, const size_t *wl, in
     if (ev->addr > UINT64_MAX - size)
         return l2_fail(e, "address + size overflows the address space");
     ev->size = (uint32_t)size;
-    int have_tag = 0;
+    int have_tag = 0, words = 0; /* words after SIZE other than @CYCLE */
     for (int i = 3; i < nw; i++) {
+        if (w[i][0] == '@') {
+            uint64_t c;
+            if (ev->at1)
+                return l2_fail(e, "more than one @CYCLE on an access");
+            if (l2_parse_u64(w[i] + 1, wl[i] - 1, &c, e) < 0)
+                return l2_prefix(e, "@CYCLE");
+            if (c > L2_MAX_CYCLE)
+                return l2_fail(e, "@CYCLE %" PRIu64 " is too large", c);
+            l2_event_set_cycle(ev, c);
+            continue;
+        }
         if (has_prefix(w[i], wl[i], "sm=")) {
             uint32_t sm;
             if (parse_u32_word(w[i] + 3, wl[i] - 3, &sm, "sm", e) < 0)
                 return -1;
             ev->sm = (int32_t)sm;
-        } else if (!have_tag && i == 3) {
+        } else if (!have_tag && words == 0) {
             if (access_tag(t, w[i], wl[i], &ev->tag, e) < 0)
                 return -1;
             have_tag = 1;
         } else {
-            return l2_fail(e, "unexpected '%.*s' (an access is OP ADDR SIZE [TAG] [sm=N])", (int)wl[i], w[i]);
+            return l2_fail(e, "unexpected '%.*s' (an access is OP ADDR SIZE [TAG] [sm=N] [@CYCLE])", (int)wl[i],
+                           w[i]);
         }
+        words++;
     }
     if (ev->op == OP_PREFETCH) {
         enum l2_prio p = have_tag && ev->tag < L2_NBUILTIN ? l2_builtin_prio(ev->tag) : PRIO_NO_ALLOCATE;
@@ -217,13 +230,13 @@ static int parse_directive(struct l2_trace *t, const char **w, const size_t *wl,
         int64_t id = l2_sym_find(t->syms, w[1], wl[1]);
         if (id >= 0 && id < L2_NBUILTIN)
             return l2_fail(e, "policy name '%.*s' is a built-in tag", (int)wl[1], w[1]);
-        if (has_prefix(w[1], wl[1], "sm=") || word_is(w[1], wl[1], "shared"))
+        if (has_prefix(w[1], wl[1], "sm=") || word_is(w[1], wl[1], "shared") || w[1][0] == '@')
             return l2_fail(e, "'%.*s' cannot name a policy", (int)wl[1], w[1]);
         if (l2_policy_parse(nw - 2, w + 2, wl + 2, &ev->pol, e) < 0)
             return -1;
         id = l2_sym_intern(t->syms, w[1], wl[1]);
         if (id < 0)
-            return l2_fail(e, "out of memory");
+            return l2_fail(e, "out of memory or more than %u policy names", L2_MAX_SYMS - L2_NBUILTIN);
         l2_sym_set_flags(t->syms, (uint32_t)id, L2_SYM_POLICY);
         t->text.last_id = UINT32_MAX;
         t->text.last_len = SIZE_MAX;
@@ -316,8 +329,11 @@ size_t l2_event_format_text(char *buf, size_t n, const struct l2_event *ev, cons
         if (ev->sm >= 0)
             snprintf(sm, sizeof sm, " sm=%d", ev->sm);
         const char *tag = ev->tag != L2_TAG_GLOBAL ? l2_sym_name(syms, ev->tag) : NULL;
-        k = snprintf(buf, n, "%c 0x%" PRIx64 " %u%s%s%s\n", l2_op_chars[ev->op], ev->addr, ev->size, tag ? " " : "",
-                     tag ? tag : "", sm);
+        char at[32] = "";
+        if (l2_event_has_cycle(ev))
+            snprintf(at, sizeof at, " @%" PRIu64, l2_event_cycle(ev));
+        k = snprintf(buf, n, "%c 0x%" PRIx64 " %u%s%s%s%s\n", l2_op_chars[ev->op], ev->addr, ev->size, tag ? " " : "",
+                     tag ? tag : "", sm, at);
         break;
     }
     case EV_POLICY:

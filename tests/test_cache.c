@@ -24,7 +24,7 @@ static void teardown(void)
 static uint64_t fill(uint64_t tag, enum l2_class cls)
 {
     ck_assert_int_lt(l2_cache_find(&c, 0, tag), 0);
-    uint64_t v = l2_cache_victim(&c, 0, CLS_NORMAL);
+    uint64_t v = l2_cache_victim(&c, 0);
     l2_cache_install(&c, v, tag, cls);
     return v;
 }
@@ -32,7 +32,7 @@ static uint64_t fill(uint64_t tag, enum l2_class cls)
 /* Tag that the next fill would evict (L2_TAG_NONE for an empty way). */
 static uint64_t victim_tag(void)
 {
-    return c.w[l2_cache_victim(&c, 0, CLS_NORMAL)].tag;
+    return c.w[l2_cache_victim(&c, 0)].tag;
 }
 
 static void touch(uint64_t tag)
@@ -60,13 +60,13 @@ START_TEST(invalid_way_first)
     /* way 0 and 1 hold FIRST lines, yet an empty way is chosen */
     l2_cache_install(&c, 0, 10, CLS_FIRST);
     l2_cache_install(&c, 1, 11, CLS_FIRST);
-    ck_assert_uint_eq(l2_cache_victim(&c, 0, CLS_NORMAL), 2);
+    ck_assert_uint_eq(l2_cache_victim(&c, 0), 2);
     l2_cache_install(&c, 3, 13, CLS_FIRST);
-    ck_assert_uint_eq(l2_cache_victim(&c, 0, CLS_NORMAL), 2);
+    ck_assert_uint_eq(l2_cache_victim(&c, 0), 2);
     /* a dropped way is empty again and preferred over everything */
     l2_cache_install(&c, 2, 12, CLS_NORMAL);
     l2_cache_drop(&c, 1);
-    ck_assert_uint_eq(l2_cache_victim(&c, 0, CLS_NORMAL), 1);
+    ck_assert_uint_eq(l2_cache_victim(&c, 0), 1);
     ck_assert_int_eq(l2_cache_find(&c, 0, 11), -1);
     ck_assert_int_eq(l2_cache_find(&c, 0, 13), 3);
 }
@@ -81,7 +81,7 @@ START_TEST(first_before_older_normal)
     ck_assert_uint_eq(victim_tag(), 4);
     /* a stream of FIRST fills cycles through one way, leaving the rest */
     for (uint64_t t = 100; t < 110; t++) {
-        uint64_t v = l2_cache_victim(&c, 0, CLS_NORMAL);
+        uint64_t v = l2_cache_victim(&c, 0);
         ck_assert_uint_eq(v, 3);
         l2_cache_install(&c, v, t, CLS_FIRST);
     }
@@ -222,10 +222,10 @@ START_TEST(sets_are_independent)
     l2_cache_install(&d, 2 * 2 + 0, 7, CLS_NORMAL);
     ck_assert_int_eq(l2_cache_find(&d, 2, 7), 4);
     ck_assert_int_eq(l2_cache_find(&d, 1, 7), -1);
-    ck_assert_uint_eq(l2_cache_victim(&d, 2, CLS_NORMAL), 5);
-    ck_assert_uint_eq(l2_cache_victim(&d, 3, CLS_NORMAL), 6);
+    ck_assert_uint_eq(l2_cache_victim(&d, 2), 5);
+    ck_assert_uint_eq(l2_cache_victim(&d, 3), 6);
     l2_cache_install(&d, 5, 8, CLS_NORMAL);
-    ck_assert_uint_eq(l2_cache_victim(&d, 2, CLS_NORMAL), 4);
+    ck_assert_uint_eq(l2_cache_victim(&d, 2), 4);
     l2_cache_clear(&d);
     ck_assert_int_eq(l2_cache_find(&d, 2, 7), -1);
     l2_cache_free(&d);

@@ -19,6 +19,8 @@ Suite *l2_suite(void);
 Suite *sim_suite(void);
 Suite *report_suite(void);
 Suite *config_suite(void);
+Suite *timing_suite(void);
+Suite *model_suite(void);
 
 /* Fails unless string `hay` contains `needle`. */
 #define ASSERT_CONTAINS(hay, needle)                                                          \

@@ -1,0 +1,551 @@
+/*
+ * timing.c - the per-line sums of the timing model and their evaluation
+ * per kernel: bounds of every resource, queues, the latency tail,
+ * histograms.  See timing.h for the model.
+ */
+#include "timing.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NAME_OF(id, name) name,
+const char *const l2_lat_names[L2_NLAT] = {L2_LAT_LIST(NAME_OF)};
+const char *const l2_res_names[L2_NRES] = {L2_RES_LIST(NAME_OF)};
+_Static_assert(sizeof(l2_lat_names) / sizeof(l2_lat_names[0]) == L2_NLAT, "latency class names");
+_Static_assert(sizeof(l2_res_names) / sizeof(l2_res_names[0]) == L2_NRES, "resource names");
+
+const uint32_t l2_hist_lower[L2_HIST_BUCKETS] = {0,    128,  192,  256,  384,  512,   768,   1024,
+                                                 1536, 2048, 3072, 4096, 6144, 8192, 12288, 16384};
+
+/* The class a kept sector class is reported under. */
+static const uint8_t sc_class[L2_NSC] = {LAT_NEAR, LAT_FAR, LAT_MISS, LAT_MISS};
+
+/* Resources whose time already holds the requests' latency. */
+static inline int latency_bound(unsigned r)
+{
+    return r == RES_MSHR || r == RES_SLOT;
+}
+
+/* Lemire's fast modulo for 32-bit operands: m = UINT64_MAX / d + 1. */
+static inline uint32_t fastmod(uint32_t a, uint64_t m, uint32_t d)
+{
+    return (uint32_t)(((unsigned __int128)(m * a) * d) >> 64);
+}
+
+static unsigned log2u(uint64_t v)
+{
+    unsigned k = 0;
+    while (((uint64_t)1 << k) < v)
+        k++;
+    return k;
+}
+
+static uint32_t cycles_of(double c)
+{
+    return c < 0 ? 0 : c > 2e9 ? 2000000000u : (uint32_t)(c + 0.5);
+}
+
+/* Servers of every resource and where they start in l2_ktime.serv. */
+struct geometry {
+    unsigned nparts, spp, slices, nch;
+    uint32_t nsm;
+    uint32_t n[L2_NRES], off[L2_NRES], total;
+};
+
+static void geometry(const struct l2_config *cfg, struct geometry *g)
+{
+    g->nparts = (unsigned)cfg->partitions;
+    g->spp = (unsigned)(cfg->l2_slices / cfg->partitions); /* the same number in every partition */
+    if (g->spp == 0)
+        g->spp = 1;
+    g->slices = g->spp * g->nparts;
+    g->nch = (unsigned)cfg->dram_channels;
+    g->nsm = (uint32_t)cfg->sms + 1;
+    g->n[RES_SLICE] = g->slices;
+    g->n[RES_XBAR] = g->nparts;
+    g->n[RES_DRAM] = g->nch;
+    g->n[RES_MSHR] = g->slices;
+    g->n[RES_PORT] = g->nsm;
+    g->n[RES_SLOT] = g->nsm;
+    g->total = 0;
+    for (unsigned r = 0; r < L2_NRES; r++) {
+        g->off[r] = g->total;
+        g->total += g->n[r];
+    }
+}
+
+int l2_timing_init(struct l2_timing *t, const struct l2_config *cfg, l2_err *e)
+{
+    struct geometry g;
+    memset(t, 0, sizeof *t);
+    geometry(cfg, &g);
+    t->nparts = g.nparts;
+    t->spp = g.spp;
+    t->slices = g.slices;
+    t->nch = g.nch;
+    t->spp_m = UINT64_MAX / t->spp + 1;
+    t->nch_m = UINT64_MAX / t->nch + 1;
+    t->nsm = g.nsm;
+    t->sets = (uint32_t)(cfg->l2_size / (cfg->line_size * cfg->ways * cfg->partitions));
+    t->sector_shift = log2u(cfg->sector_size);
+    t->atom = (uint32_t)(cfg->dram_atom > cfg->sector_size ? cfg->dram_atom : cfg->sector_size);
+    t->lat[L2_SC_NEAR] = cycles_of(cfg->lat_near_hit);
+    t->lat[L2_SC_FAR] = cycles_of(cfg->lat_far_hit);
+    t->lat[L2_SC_MISS] = cycles_of(cfg->lat_dram);
+    t->lat[L2_SC_MISS_FAR] = cycles_of(cfg->lat_dram + cfg->lat_far_hit - cfg->lat_near_hit);
+    t->win = (uint32_t)cfg->sm_inflight;
+    memcpy(t->off, g.off, sizeof t->off);
+    t->nserv = g.total;
+    t->pend = calloc((size_t)t->nparts * t->sets, sizeof *t->pend);
+    t->sm_seen = calloc((t->nsm + 63) / 64, sizeof *t->sm_seen);
+    if (!t->pend || !t->sm_seen) {
+        l2_timing_free(t);
+        return l2_fail(e, "out of memory");
+    }
+    return 0;
+}
+
+void l2_timing_free(struct l2_timing *t)
+{
+    free(t->pend);
+    free(t->sm_seen);
+    memset(t, 0, sizeof *t);
+}
+
+int l2_timing_kernel(struct l2_timing *t, struct l2_ktime *kt, uint32_t index, l2_err *e)
+{
+    memset(kt, 0, sizeof *kt);
+    kt->serv = calloc(t->nserv, sizeof *kt->serv);
+    if (!kt->serv)
+        return l2_fail(e, "out of memory");
+    kt->nserv = t->nserv;
+    t->kernel = index + 1;
+    memset(t->sm_seen, 0, (t->nsm + 63) / 64 * sizeof *t->sm_seen);
+    t->nseen = 0;
+    return 0;
+}
+
+/* ---- buckets ---- */
+
+static void bucket_add(struct l2_tbucket *a, const struct l2_tbucket *b)
+{
+    for (unsigned r = 0; r < L2_NRES; r++)
+        a->work[r] += b->work[r];
+    a->lines += b->lines;
+    for (unsigned p = 0; p < L2_NPRIO; p++) {
+        for (unsigned c = 0; c < L2_NSC; c++)
+            a->sec[p][c] += b->sec[p][c];
+        a->msec[p] += b->msec[p];
+        a->mlat[p] += b->mlat[p];
+    }
+    if (b->last > a->last)
+        a->last = b->last;
+    if (b->max_lat > a->max_lat)
+        a->max_lat = b->max_lat;
+}
+
+/* Halves the resolution: bucket i takes buckets 2i and 2i + 1. */
+static void coarsen(struct l2_tbucket *v, unsigned n, uint32_t *shift)
+{
+    for (unsigned i = 0; i < n / 2; i++) {
+        struct l2_tbucket x = v[2 * i];
+        bucket_add(&x, &v[2 * i + 1]);
+        v[i] = x;
+    }
+    memset(v + n / 2, 0, (n - n / 2) * sizeof *v);
+    (*shift)++;
+}
+
+void l2_ktime_free(struct l2_ktime *k)
+{
+    free(k->serv);
+    free(k->cb);
+    k->serv = NULL;
+    k->cb = NULL;
+}
+
+/* Adds n buckets of b (at 2^bs units each) into a (at 2^*as), coarsening
+ * whichever is finer; tmp holds n buckets. */
+static void buckets_merge(struct l2_tbucket *a, uint32_t *as, const struct l2_tbucket *b, uint32_t bs, unsigned n,
+                          struct l2_tbucket *tmp)
+{
+    while (*as < bs)
+        coarsen(a, n, as);
+    memcpy(tmp, b, n * sizeof *tmp);
+    while (bs < *as)
+        coarsen(tmp, n, &bs);
+    for (unsigned i = 0; i < n; i++)
+        bucket_add(&a[i], &tmp[i]);
+}
+
+int l2_ktime_merge(struct l2_ktime *a, const struct l2_ktime *b)
+{
+    struct l2_tbucket tmp[L2_CBUCKETS > L2_OBUCKETS ? L2_CBUCKETS : L2_OBUCKETS];
+    if (b->cb && !a->cb) {
+        a->cb = calloc(L2_CBUCKETS, sizeof *a->cb);
+        if (!a->cb)
+            return -1;
+    }
+    a->requests += b->requests;
+    if (b->pos > a->pos)
+        a->pos = b->pos;
+    buckets_merge(a->ob, &a->oshift, b->ob, b->oshift, L2_OBUCKETS, tmp);
+    if (b->cb)
+        buckets_merge(a->cb, &a->cshift, b->cb, b->cshift, L2_CBUCKETS, tmp);
+    if (a->serv && b->serv && a->nserv == b->nserv)
+        for (uint32_t i = 0; i < a->nserv; i++)
+            a->serv[i] += b->serv[i];
+    return 0;
+}
+
+/* ---- the per-line half ---- */
+
+int l2_timing_access(struct l2_timing *t, struct l2_ktime *kt, int sm, unsigned nlines, uint64_t at1, int owner,
+                     struct l2_tacc *a, l2_err *e)
+{
+    uint32_t s = sm >= 0 && (uint32_t)sm < t->nsm - 1 ? (uint32_t)sm : t->nsm - 1;
+    if (!((t->sm_seen[s >> 6] >> (s & 63)) & 1)) {
+        t->sm_seen[s >> 6] |= UINT64_C(1) << (s & 63);
+        t->nseen++;
+    }
+    if (owner)
+        kt->requests++;
+    a->sm = s;
+    if (at1) {
+        uint64_t c = at1 - 1;
+        if (!kt->cb) {
+            kt->cb = calloc(L2_CBUCKETS, sizeof *kt->cb);
+            if (!kt->cb)
+                return l2_fail(e, "out of memory");
+        }
+        while ((c >> kt->cshift) >= L2_CBUCKETS)
+            coarsen(kt->cb, L2_CBUCKETS, &kt->cshift);
+        a->b = &kt->cb[c >> kt->cshift];
+        a->at = c;
+        a->cycle = 1;
+        if (at1 > a->b->last)
+            a->b->last = at1; /* 1 + the cycle: 0 marks an unused bucket */
+        return 0;
+    }
+    while ((kt->pos >> kt->oshift) >= L2_OBUCKETS)
+        coarsen(kt->ob, L2_OBUCKETS, &kt->oshift);
+    a->b = &kt->ob[kt->pos >> kt->oshift];
+    a->at = kt->pos;
+    a->cycle = 0;
+    kt->pos += nlines;
+    return 0;
+}
+
+/* Cycles left of the fill in flight recorded in pe, or 0. */
+static inline uint32_t in_flight(const struct l2_timing *t, const struct l2_pending *pe, uint64_t line,
+                                 const struct l2_tacc *a, uint32_t lat)
+{
+    if (pe->kernel != t->kernel || pe->line != line || pe->cycle != (uint32_t)a->cycle)
+        return 0;
+    if (a->cycle)
+        return a->at >= pe->at && a->at - pe->at < lat ? (uint32_t)(pe->at + lat - a->at) : 0;
+    /* the lines issued while a fill is in flight: every slot of every SM seen */
+    uint64_t window = (uint64_t)t->win * t->nseen, d = a->at - pe->at;
+    return a->at >= pe->at && d < window ? (uint32_t)((lat * (window - d) + window - 1) / window) : 0;
+}
+
+unsigned l2_timing_line(struct l2_timing *t, struct l2_ktime *kt, const struct l2_tacc *a, enum l2_op op,
+                        enum l2_prio prio, uint64_t line, unsigned home, unsigned near, uint32_t set, uint8_t mask,
+                        const struct l2_outcome *o)
+{
+    const unsigned ss = t->sector_shift;
+    const int cross = near != home;
+    const uint32_t slot = fastmod(set, t->spp_m, t->spp);
+    const uint32_t hs = home * t->spp + slot;
+    const uint32_t ch = fastmod(set * t->nparts + home, t->nch_m, t->nch);
+    uint64_t *sv = kt->serv;
+    struct l2_tbucket *b = a->b;
+    /* write-backs travel in DRAM granules */
+    const uint32_t wr = (o->dram_wr + t->atom - 1) & ~(t->atom - 1);
+    const uint32_t sectors = l2_popcount8(mask);
+    const uint32_t bytes = sectors << ss;
+    uint32_t lat, merged = 0;
+
+    if (op == OP_READ || op == OP_PREFETCH) {
+        uint32_t nnear = l2_popcount8(o->near_hit);
+        uint32_t nfar = l2_popcount8(o->hit) - nnear;
+        uint32_t nmiss = sectors - nnear - nfar;
+        const uint32_t lmiss = t->lat[cross ? L2_SC_MISS_FAR : L2_SC_MISS];
+        struct l2_pending *pe = &t->pend[(uint64_t)home * t->sets + set];
+        const uint32_t left = in_flight(t, pe, line, a, lmiss);
+
+        /* every sector passes the near slice (hits, and what a copy fills
+         * in); what the far home serves also its slice and the crossing
+         * (added without branches: home is a coin flip per line) */
+        const uint32_t fb = cross ? (nfar + nmiss) << ss : 0;
+        sv[t->off[RES_SLICE] + near * t->spp + slot] += bytes;
+        sv[t->off[RES_SLICE] + hs] += fb;
+        sv[t->off[RES_XBAR] + near] += fb;
+        sv[t->off[RES_DRAM] + ch] += o->dram_rd + wr;
+        b->work[RES_SLICE] += bytes + fb;
+        b->work[RES_XBAR] += fb;
+        b->work[RES_DRAM] += o->dram_rd + wr;
+        if (nmiss && !left) { /* a new fill: one MSHR of the home slice */
+            sv[t->off[RES_MSHR] + hs]++;
+            b->work[RES_MSHR]++;
+            pe->line = line;
+            pe->at = a->at;
+            pe->kernel = t->kernel;
+            pe->cycle = (uint32_t)a->cycle;
+        }
+        /* hits on a fill in flight wait for the rest of it */
+        if (left && nnear && t->lat[L2_SC_NEAR] < left) {
+            merged += nnear;
+            nnear = 0;
+        }
+        if (left && nfar && t->lat[L2_SC_FAR] < left) {
+            merged += nfar;
+            nfar = 0;
+        }
+        b->sec[prio][L2_SC_NEAR] += nnear;
+        b->sec[prio][L2_SC_FAR] += nfar;
+        b->sec[prio][cross ? L2_SC_MISS_FAR : L2_SC_MISS] += nmiss;
+        lat = nmiss ? lmiss : nfar ? t->lat[L2_SC_FAR] : t->lat[L2_SC_NEAR];
+        if (merged) {
+            b->msec[prio] += merged;
+            b->mlat[prio] += (uint64_t)merged * left;
+            if (left > lat)
+                lat = left;
+        }
+    } else if (op == OP_WRITE) {
+        /* to the home slice, across if it is the far one; no DRAM read */
+        const uint32_t xb = cross ? bytes : 0;
+        sv[t->off[RES_SLICE] + hs] += bytes;
+        sv[t->off[RES_XBAR] + home] += xb;
+        sv[t->off[RES_DRAM] + ch] += wr; /* the victim's write-back, or a no_allocate store written through */
+        b->work[RES_SLICE] += bytes;
+        b->work[RES_XBAR] += xb;
+        b->work[RES_DRAM] += wr;
+        b->sec[prio][cross ? L2_SC_FAR : L2_SC_NEAR] += sectors;
+        lat = t->lat[cross ? L2_SC_FAR : L2_SC_NEAR];
+    } else {
+        /* applypriority, discard: a tag operation at home */
+        uint32_t one = 1u << ss;
+        sv[t->off[RES_SLICE] + hs] += one;
+        b->work[RES_SLICE] += one;
+        lat = t->lat[cross ? L2_SC_FAR : L2_SC_NEAR];
+    }
+    if (op != OP_APPLY && op != OP_DISCARD) {
+        sv[t->off[RES_PORT] + a->sm] += bytes;
+        b->work[RES_PORT] += bytes;
+    }
+    if (!a->cycle) { /* slots limit the issue of accesses without @CYCLE only */
+        sv[t->off[RES_SLOT] + a->sm] += lat;
+        b->work[RES_SLOT] += lat;
+    }
+    b->lines++;
+    if (lat > b->max_lat)
+        b->max_lat = lat;
+    return merged;
+}
+
+/* ---- the per-kernel half ---- */
+
+/* Cycles per unit of work of each resource in all, its imbalance included. */
+static void unit_cycles(const struct l2_config *cfg, const struct geometry *g, const struct l2_ktime *k,
+                        double kr[L2_NRES])
+{
+    double clk = cfg->clock_mhz / 1000.0; /* GHz: cycles per ns */
+    double per[L2_NRES];
+    per[RES_SLICE] = 1.0 / cfg->slice_bytes_per_clk;
+    per[RES_XBAR] = 1.0 / cfg->xbar_bytes_per_clk;
+    per[RES_DRAM] = g->nch / (cfg->dram_gbps * cfg->dram_efficiency_pct / 100.0 / clk);
+    per[RES_MSHR] = cfg->lat_dram / (double)cfg->mshr_per_slice;
+    per[RES_PORT] = 1.0 / cfg->sm_bytes_per_clk;
+    per[RES_SLOT] = 1.0 / (double)cfg->sm_inflight;
+    for (unsigned r = 0; r < L2_NRES; r++) {
+        double f = 1;
+        if (k->serv && k->nserv == g->total) {
+            uint64_t sum = 0, top = 0;
+            for (uint32_t i = 0; i < g->n[r]; i++) {
+                uint64_t v = k->serv[g->off[r] + i];
+                sum += v;
+                top = v > top ? v : top;
+            }
+            if (sum)
+                f = (double)top * g->n[r] / (double)sum;
+        }
+        kr[r] = per[r] * f / g->n[r];
+    }
+}
+
+static inline double maxd(double a, double b)
+{
+    return a > b ? a : b;
+}
+
+/* The mean of max(0, x - off) for x spread evenly over [lo, hi]: the
+ * wait of a batch that finds a backlog growing from lo to hi, at a
+ * resource whose backlog holds `off` cycles that are not a wait (the
+ * MSHRs' own holding time). */
+static double mean_excess(double lo, double hi, double off)
+{
+    if (hi <= off)
+        return 0;
+    if (lo >= off || hi <= lo)
+        return (lo + hi) / 2 - off > 0 ? (lo + hi) / 2 - off : 0;
+    return (hi - off) * (hi - off) / 2 / (hi - lo);
+}
+
+/* Sectors of the classes in `mask` (bits of L2_SC_*), all priorities. */
+static uint64_t sectors_of(const struct l2_tbucket *b, unsigned mask)
+{
+    uint64_t n = 0;
+    for (unsigned p = 0; p < L2_NPRIO; p++)
+        for (unsigned c = 0; c < L2_NSC; c++)
+            if (mask & (1u << c))
+                n += b->sec[p][c];
+    return n;
+}
+
+/* The sector classes that wait at a resource. */
+static unsigned waiting_classes(unsigned r)
+{
+    switch (r) {
+    case RES_XBAR:
+        return 1u << L2_SC_FAR | 1u << L2_SC_MISS_FAR;
+    case RES_DRAM:
+    case RES_MSHR:
+        return 1u << L2_SC_MISS | 1u << L2_SC_MISS_FAR;
+    default:
+        return (1u << L2_NSC) - 1;
+    }
+}
+
+/* Files a bucket's sectors, each class waiting delay[class] beyond its
+ * base latency. */
+static void file_sectors(struct l2_keval *out, const struct l2_tbucket *b, const uint32_t base[L2_NSC],
+                         const double delay[L2_NSC])
+{
+    for (unsigned p = 0; p < L2_NPRIO; p++) {
+        for (unsigned c = 0; c < L2_NSC; c++) {
+            uint64_t n = b->sec[p][c];
+            if (!n)
+                continue;
+            double lat = base[c] + delay[c];
+            out->hist[p][sc_class[c]][l2_hist_bucket((uint64_t)(lat + 0.5))] += n;
+            out->sectors[p][sc_class[c]] += n;
+            out->lat_sum[p][sc_class[c]] += lat * (double)n;
+        }
+        if (b->msec[p]) {
+            double lat = (double)b->mlat[p] / (double)b->msec[p];
+            out->hist[p][LAT_MISS][l2_hist_bucket((uint64_t)(lat + 0.5))] += b->msec[p];
+            out->sectors[p][LAT_MISS] += b->msec[p];
+            out->lat_sum[p][LAT_MISS] += (double)b->mlat[p];
+        }
+    }
+}
+
+void l2_ktime_eval(const struct l2_config *cfg, const struct l2_ktime *k, struct l2_keval *out)
+{
+    struct geometry g;
+    double kr[L2_NRES];
+    uint32_t base[L2_NSC];
+    memset(out, 0, sizeof *out);
+    geometry(cfg, &g);
+    unit_cycles(cfg, &g, k, kr);
+    base[L2_SC_NEAR] = cycles_of(cfg->lat_near_hit);
+    base[L2_SC_FAR] = cycles_of(cfg->lat_far_hit);
+    base[L2_SC_MISS] = cycles_of(cfg->lat_dram);
+    base[L2_SC_MISS_FAR] = cycles_of(cfg->lat_dram + cfg->lat_far_hit - cfg->lat_near_hit);
+    double clk = cfg->clock_mhz / 1000.0;
+
+    /* Accesses without @CYCLE: buckets of lines in trace order. */
+    double tl = 0, tb = 0;
+    int last = -1;
+    for (unsigned i = 0; i < L2_OBUCKETS; i++) {
+        const struct l2_tbucket *b = &k->ob[i];
+        if (!b->lines)
+            continue;
+        double t[L2_NRES], lb = 0, bb = 0;
+        unsigned top = RES_SLICE;
+        for (unsigned r = 0; r < L2_NRES; r++) {
+            t[r] = (double)b->work[r] * kr[r];
+            out->bound_ns[r] += t[r] / clk;
+            if (latency_bound(r))
+                lb = maxd(lb, t[r]);
+            else if (t[r] > bb) {
+                bb = t[r];
+                top = r;
+            }
+        }
+        tl += lb;
+        tb += bb;
+        last = (int)i;
+        /* Queueing: when a bandwidth resource (or the MSHRs) outlasts the
+         * slots, every slot stays full and, by Little's law, the lines
+         * take longer than their base latency by the ratio. */
+        double delay[L2_NSC] = {0};
+        if (t[RES_MSHR] > bb && t[RES_MSHR] > t[RES_SLOT])
+            top = RES_MSHR;
+        double span = maxd(bb, t[RES_MSHR]);
+        if (span > t[RES_SLOT] && t[RES_SLOT] > 0) {
+            double mean = (double)b->work[RES_SLOT] / (double)b->lines;
+            double extra = mean * (span / t[RES_SLOT] - 1);
+            unsigned w = waiting_classes(top);
+            uint64_t all = sectors_of(b, (1u << L2_NSC) - 1), some = sectors_of(b, w);
+            double d = some ? extra * (double)all / (double)some : 0;
+            if (d > span)
+                d = span;
+            for (unsigned c = 0; c < L2_NSC; c++)
+                if (w & (1u << c))
+                    delay[c] = d;
+        }
+        file_sectors(out, b, base, delay);
+    }
+    double t_lines = last >= 0 ? maxd(tl, tb + (double)k->ob[last].max_lat) : 0;
+
+    /* Accesses with @CYCLE: fluid queues between bucket arrivals. */
+    double t_cyc = 0;
+    if (k->cb) {
+        double q[L2_NRES] = {0}, prev = 0;
+        for (unsigned i = 0; i < L2_CBUCKETS; i++) {
+            const struct l2_tbucket *b = &k->cb[i];
+            if (!b->last)
+                continue;
+            double at = (double)(b->last - 1), wait[L2_NRES] = {0};
+            for (unsigned r = 0; r < L2_NRES; r++) {
+                if (r == RES_SLOT)
+                    continue; /* issue times are given */
+                double w = (double)b->work[r] * kr[r], q0 = maxd(0, q[r] - (at - prev));
+                out->bound_ns[r] += w / clk;
+                q[r] = q0 + w;
+                wait[r] = mean_excess(q0, q[r], r == RES_MSHR ? cfg->lat_dram : 0);
+            }
+            prev = at;
+            double qb = maxd(maxd(q[RES_SLICE], q[RES_XBAR]), maxd(q[RES_DRAM], q[RES_PORT]));
+            double done = at + maxd(b->lines ? qb + (double)b->max_lat : 0, q[RES_MSHR]);
+            t_cyc = maxd(t_cyc, done);
+            double path = maxd(wait[RES_SLICE], wait[RES_PORT]);
+            double delay[L2_NSC];
+            delay[L2_SC_NEAR] = path;
+            delay[L2_SC_FAR] = maxd(path, wait[RES_XBAR]);
+            delay[L2_SC_MISS] = maxd(maxd(path, wait[RES_DRAM]), wait[RES_MSHR]);
+            delay[L2_SC_MISS_FAR] = maxd(delay[L2_SC_MISS], wait[RES_XBAR]);
+            file_sectors(out, b, base, delay);
+        }
+    }
+    out->cycles = maxd(t_lines, t_cyc);
+    out->est_ns = cfg->launch_ns + out->cycles / clk;
+}
+
+void l2_keval_add(struct l2_keval *a, const struct l2_keval *b)
+{
+    a->cycles += b->cycles;
+    a->est_ns += b->est_ns;
+    for (unsigned r = 0; r < L2_NRES; r++)
+        a->bound_ns[r] += b->bound_ns[r];
+    for (unsigned p = 0; p < L2_NPRIO; p++)
+        for (unsigned c = 0; c < L2_NLAT; c++) {
+            for (unsigned i = 0; i < L2_HIST_BUCKETS; i++)
+                a->hist[p][c][i] += b->hist[p][c][i];
+            a->sectors[p][c] += b->sectors[p][c];
+            a->lat_sum[p][c] += b->lat_sum[p][c];
+        }
+}

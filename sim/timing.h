@@ -1,0 +1,224 @@
+/*
+ * timing.h - the timing model: turns the accesses of each kernel into an
+ * estimated duration and latency histograms.  It reads the outcome of
+ * every line from the L2 (near hit, far hit, miss, DRAM bytes) and never
+ * changes it: hit rates do not depend on timing.
+ *
+ * Notes (modelling assumptions; see README "Timing model"):
+ *  - Two halves.  Per line (the hot path) only sums are kept: the work it
+ *    brings to each resource, its sectors by outcome, its base latency,
+ *    filed under the kernel's time buckets.  Per kernel (when a report
+ *    asks, l2_ktime_eval) these sums become time: queues, the busiest
+ *    resource, the latency tail, the histograms.  Every per-line quantity
+ *    depends only on the line and on what every lane of a --threads run
+ *    sees alike (the access stream, not other lines' outcomes), so lanes
+ *    merge exactly (l2_ktime_merge) and a run gives the same report with
+ *    any number of threads.
+ *  - Time is counted in SM clock cycles (clock_mhz).  Kernels run one
+ *    after another; a kernel's estimate is launch_ns plus its span, and
+ *    depends on its own accesses and the cache contents it finds only.
+ *  - Resources and the work a line brings them: L2 slices (bytes;
+ *    l2_slices slices, slice_bytes_per_clk each; every sector of a load
+ *    passes the near slice, sectors served from another partition also
+ *    their home slice; stores, applypriority and discard the home slice),
+ *    the partition crossing (bytes; one link into each partition,
+ *    xbar_bytes_per_clk), DRAM (bytes: dram_atom granules read, and the
+ *    write-backs of victims rounded up to granules; dram_channels sharing
+ *    dram_gbps x dram_efficiency_pct), MSHRs (line misses; mshr_per_slice
+ *    per slice, each held lat_dram cycles), SM request ports (bytes,
+ *    sm_bytes_per_clk) and SM request slots (the line's latency, accesses
+ *    without @CYCLE only; sm_inflight lines in flight per SM: Little's
+ *    law).  A line's slice
+ *    and DRAM channel follow from its set and partition.  A resource of n
+ *    servers needing work W takes W x (time per unit) / n x imbalance,
+ *    the imbalance being the busiest server's share over the mean share
+ *    in the kernel.
+ *  - Base latencies: near hit lat_near_hit, far hit lat_far_hit, miss
+ *    lat_dram (+ lat_far_hit - lat_near_hit when the home partition is the
+ *    far one).  A line's latency is that of its slowest sector.
+ *  - Misses in flight: a load that finds its line's fill still in flight
+ *    waits for the rest of it (a merged miss: the cache model counts its
+ *    sectors as hits, the timing as misses with the remaining latency),
+ *    and a sector miss of a line in flight joins its fill without taking
+ *    another MSHR.  The last fill of every (partition, set) is remembered;
+ *    "in flight" means issued less than lat_dram cycles before (@CYCLE),
+ *    or less than sm_inflight x the SMs seen so far lines before in the
+ *    kernel's order (without @CYCLE: the lines issued meanwhile).
+ *  - Accesses without @CYCLE issue as fast as the GPU lets them: their
+ *    lines fill L2_OBUCKETS buckets in trace order; each bucket takes as
+ *    long as its busiest bandwidth resource, or its latency-bound
+ *    resource (slots, MSHRs); the kernel takes the longer of the latency
+ *    bound (slots, MSHRs) over all buckets and the bandwidth bound over
+ *    all buckets plus the tail (the longest line latency of the last
+ *    bucket).  Queueing: a bandwidth-bound bucket keeps every slot full,
+ *    so by Little's law its lines take (bucket time / slot time) x their
+ *    mean base latency; the excess is charged to the sectors that use the
+ *    busiest resource.
+ *  - Accesses with @CYCLE issue at that cycle after the kernel's start:
+ *    their lines fill L2_CBUCKETS buckets of cycles (doubling in width as
+ *    needed); every resource is a fluid queue that drains between bucket
+ *    arrivals, and a bucket's work arrives at its last issue; a bucket
+ *    completes at that issue plus the longest bandwidth backlog plus its
+ *    tail, or plus the MSHR backlog (which holds the latency), whichever
+ *    is later.  Its sectors wait, on average, the backlog they find on
+ *    their path (beyond the MSHRs' holding time).  A kernel with both
+ *    kinds takes the longer of the two estimates.
+ *  - Histograms count sectors of loads, stores and prefetches by class
+ *    (near hit, far hit, miss; merged misses are misses; stores are near
+ *    or far by the partition they write) and by latency, in fixed buckets
+ *    (l2_hist_lower).
+ *
+ * Every table is allocated when a kernel starts (or at the first @CYCLE of
+ * a kernel); the per-access path does arithmetic and array indexing only.
+ * Library code: never prints.
+ */
+#ifndef L2SIM_TIMING_H
+#define L2SIM_TIMING_H
+
+#include <stdint.h>
+
+#include "common.h"
+#include "config.h"
+#include "l2.h"
+
+/* How a sector was served. */
+#define L2_LAT_LIST(X) X(LAT_NEAR, "near_hit") X(LAT_FAR, "far_hit") X(LAT_MISS, "miss")
+enum l2_lat_class { L2_LAT_LIST(L2_X_ENUM) L2_NLAT };
+extern const char *const l2_lat_names[L2_NLAT];
+
+/* Resources, with the unit of their work. */
+#define L2_RES_LIST(X)                                                                            \
+    X(RES_SLICE, "l2_slices") /* bytes */                                                         \
+    X(RES_XBAR, "crossing")   /* bytes */                                                         \
+    X(RES_DRAM, "dram")       /* bytes */                                                         \
+    X(RES_MSHR, "mshr")       /* line misses */                                                   \
+    X(RES_PORT, "sm_port")    /* bytes */                                                         \
+    X(RES_SLOT, "sm_inflight") /* latency cycles */
+enum l2_res { L2_RES_LIST(L2_X_ENUM) L2_NRES };
+extern const char *const l2_res_names[L2_NRES];
+
+/* Latency buckets (cycles): bucket 0 is [0, 128), then two per octave
+ * ([128, 192), [192, 256), [256, 384), ...), the last [16384, inf). */
+#define L2_HIST_BUCKETS 16
+extern const uint32_t l2_hist_lower[L2_HIST_BUCKETS];
+
+static inline unsigned l2_hist_bucket(uint64_t cycles)
+{
+    if (cycles < 128)
+        return 0;
+    unsigned k = 63u - (unsigned)__builtin_clzll(cycles); /* >= 7 */
+    unsigned b = 1 + 2 * (k - 7) + (unsigned)((cycles >> (k - 1)) & 1);
+    return b < L2_HIST_BUCKETS ? b : L2_HIST_BUCKETS - 1;
+}
+
+/* Sector classes as kept: misses by where their home is. */
+enum { L2_SC_NEAR, L2_SC_FAR, L2_SC_MISS, L2_SC_MISS_FAR, L2_NSC };
+
+/* Sums of the lines of one time bucket. */
+struct l2_tbucket {
+    uint64_t work[L2_NRES];
+    uint64_t lines;
+    uint64_t sec[L2_NPRIO][L2_NSC]; /* sectors, not merged */
+    uint64_t msec[L2_NPRIO];        /* merged sectors ... */
+    uint64_t mlat[L2_NPRIO];        /* ... and the sum of their latencies (cycles x sectors) */
+    uint64_t last;                  /* @CYCLE buckets: 1 + the latest issue cycle; 0: unused */
+    uint64_t max_lat;               /* the longest base latency of a line */
+};
+
+#define L2_OBUCKETS 16 /* buckets of lines in trace order (no @CYCLE) */
+#define L2_CBUCKETS 32 /* buckets of issue cycles (@CYCLE) */
+
+/* What the timing model keeps of one kernel.  `requests`, the buckets'
+ * sums and `serv` add over lanes; `pos`, the shifts, `last` and
+ * `max_lat` are the same in every lane or merge by their maximum. */
+struct l2_ktime {
+    uint64_t requests;  /* accesses timed */
+    uint64_t pos;       /* lines issued without @CYCLE (the trace-order clock) */
+    uint32_t oshift;    /* a line bucket holds 2^oshift lines */
+    uint32_t cshift;    /* a cycle bucket holds 2^cshift cycles */
+    uint32_t nserv;     /* entries of serv */
+    uint64_t *serv;     /* work of each server (layout: l2_timing) */
+    struct l2_tbucket ob[L2_OBUCKETS];
+    struct l2_tbucket *cb; /* L2_CBUCKETS, or NULL before the kernel's first @CYCLE */
+};
+
+/* What a kernel's sums come to (l2_ktime_eval). */
+struct l2_keval {
+    double cycles; /* span: the kernel's start to its last completion */
+    double est_ns; /* launch_ns + cycles */
+    double bound_ns[L2_NRES]; /* time each resource alone needs */
+    uint64_t hist[L2_NPRIO][L2_NLAT][L2_HIST_BUCKETS]; /* sectors */
+    uint64_t sectors[L2_NPRIO][L2_NLAT];
+    double lat_sum[L2_NPRIO][L2_NLAT]; /* cycles x sectors */
+};
+
+void l2_ktime_free(struct l2_ktime *k);
+/* Adds lane b of a kernel into a (see l2_sim.lanes): merged over every
+ * lane, the sums are those of one simulator.  Returns 0, or -1 when out
+ * of memory (a then lacks b's @CYCLE buckets). */
+int l2_ktime_merge(struct l2_ktime *a, const struct l2_ktime *b);
+/* Turns a kernel's sums into time, latency histograms and bounds. */
+void l2_ktime_eval(const struct l2_config *cfg, const struct l2_ktime *k, struct l2_keval *out);
+/* Adds b's estimate, histograms and bounds into a (totals over kernels). */
+void l2_keval_add(struct l2_keval *a, const struct l2_keval *b);
+
+/* The last fill of a (partition, set). */
+struct l2_pending {
+    uint64_t line;
+    uint64_t at;     /* issue: cycle (@CYCLE) or line position */
+    uint32_t kernel; /* 1 + the kernel's index; 0: none */
+    uint32_t cycle;  /* 1: `at` is a cycle */
+};
+
+/* The per-line half of the model: geometry and the state of the current
+ * kernel. */
+struct l2_timing {
+    unsigned nparts, spp, slices, nch;
+    uint64_t spp_m, nch_m; /* fast-modulo constants */
+    uint32_t nsm;          /* sms + 1: the last one issues accesses without sm= */
+    uint32_t sets;         /* per partition */
+    unsigned sector_shift;
+    uint32_t atom;         /* DRAM granule, bytes (a power of two) */
+    uint32_t lat[L2_NSC];  /* base latency of each class, cycles */
+    uint32_t win;          /* sm_inflight */
+    uint32_t off[L2_NRES]; /* where each resource's servers start in l2_ktime.serv */
+    uint32_t nserv;
+    struct l2_pending *pend; /* nparts x sets */
+    uint64_t *sm_seen;       /* bitmap of the SMs that issued in the current kernel */
+    uint32_t nseen;
+    uint32_t kernel;         /* 1 + the current kernel's index */
+};
+
+int l2_timing_init(struct l2_timing *t, const struct l2_config *cfg, l2_err *e);
+void l2_timing_free(struct l2_timing *t);
+/* Starts kernel `index` (0-based): allocates kt's tables. */
+int l2_timing_kernel(struct l2_timing *t, struct l2_ktime *kt, uint32_t index, l2_err *e);
+
+/* Hints the CPU to fetch what l2_timing_line reads for a line. */
+static inline void l2_timing_prefetch(const struct l2_timing *t, unsigned home, uint32_t set)
+{
+    __builtin_prefetch(&t->pend[(uint64_t)home * t->sets + set]);
+}
+
+/* The timing of one access: which bucket its lines go to. */
+struct l2_tacc {
+    struct l2_tbucket *b;
+    uint64_t at; /* its cycle, or the position of its first line */
+    uint32_t sm; /* issuer */
+    int cycle;   /* 1: issued at @CYCLE `at` */
+};
+
+/* Files an access of `nlines` lines by SM `sm` (-1: none), `at1` = 1 +
+ * its @CYCLE or 0; owner: this lane counts the access itself.  Returns
+ * -1 only when the kernel's first @CYCLE finds no memory for its buckets. */
+int l2_timing_access(struct l2_timing *t, struct l2_ktime *kt, int sm, unsigned nlines, uint64_t at1, int owner,
+                     struct l2_tacc *a, l2_err *e);
+
+/* One line of the access, after the L2 served it with outcome `o`
+ * (sectors `mask`).  Returns the sectors that were hits on a fill in
+ * flight (merged misses). */
+unsigned l2_timing_line(struct l2_timing *t, struct l2_ktime *kt, const struct l2_tacc *a, enum l2_op op,
+                        enum l2_prio prio, uint64_t line, unsigned home, unsigned near, uint32_t set, uint8_t mask,
+                        const struct l2_outcome *o);
+
+#endif

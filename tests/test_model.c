@@ -1,0 +1,241 @@
+/*
+ * test_model.c - the rules fitted to the H100 measurements, worked by hand
+ * on tiny caches: the evict_first cap (first_ways, whole and fractional),
+ * the stripe set index, evict_first stores, and identical results for any
+ * --threads (lanes and compare workers).
+ */
+#include "tests.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache.h"
+#include "l2.h"
+
+/* ---- first_ways on one set of four ways ---- */
+
+static struct l2_cache c;
+
+static void fill(uint64_t tag, enum l2_class cls)
+{
+    ck_assert_int_lt(l2_cache_find(&c, 0, tag), 0);
+    l2_cache_install(&c, l2_cache_victim(&c, 0), tag, cls);
+}
+
+static int resident(uint64_t tag)
+{
+    return l2_cache_find(&c, 0, tag) >= 0;
+}
+
+START_TEST(first_ways_cap)
+{
+    l2_err e;
+    ck_assert_int_eq(l2_cache_init(&c, 1, 4, &e), 0);
+    c.first_ways = 2;
+    fill(1, CLS_NORMAL); /* oldest */
+    fill(2, CLS_NORMAL);
+    fill(3, CLS_NORMAL);
+    fill(4, CLS_NORMAL);
+    /* one evict_first line (below the cap of 2): it ages like a normal
+     * line, so the oldest normal line goes */
+    fill(10, CLS_FIRST);
+    ck_assert(!resident(1) && resident(10));
+    /* the second evict_first fill still takes the oldest line (2) */
+    fill(11, CLS_FIRST);
+    ck_assert(!resident(2) && resident(10) && resident(11));
+    /* now the set holds 2 = first_ways evict_first lines: they go first,
+     * least recently used first, and normal lines 3 and 4 stay */
+    fill(12, CLS_FIRST);
+    ck_assert(!resident(10) && resident(11) && resident(12) && resident(3) && resident(4));
+    fill(5, CLS_NORMAL);
+    ck_assert(!resident(11) && resident(3) && resident(4));
+    /* below the cap an evict_first line is evicted only when it is the
+     * oldest: 12 is older than 5 but younger than 3 */
+    fill(6, CLS_NORMAL);
+    ck_assert(!resident(3) && resident(12));
+    l2_cache_free(&c);
+}
+END_TEST
+
+START_TEST(first_ways_zero_always_first)
+{
+    l2_err e;
+    ck_assert_int_eq(l2_cache_init(&c, 1, 4, &e), 0);
+    c.first_ways = 0;
+    fill(1, CLS_FIRST); /* oldest, evict_first */
+    fill(2, CLS_NORMAL);
+    fill(3, CLS_NORMAL);
+    fill(4, CLS_NORMAL);
+    fill(5, CLS_FIRST);
+    ck_assert(!resident(1));
+    fill(6, CLS_NORMAL); /* 5 is evict_first: it goes before the older 2 */
+    ck_assert(!resident(5) && resident(2));
+    l2_cache_free(&c);
+}
+END_TEST
+
+/* first_ways = 1.5 on 64 one-way-apart sets: the cap is 1 or 2 per set, a
+ * share of about one half of the sets allowing 2. */
+START_TEST(first_ways_fraction)
+{
+    struct l2_config cfg;
+    struct l2 l;
+    l2_err e;
+    l2_config_defaults(&cfg);
+    const char *kv[] = {"l2_size=32KiB", "ways=4", "partitions=1", "setaside=0", "setaside_max=32KiB", "first_ways=1.5"};
+    for (size_t i = 0; i < sizeof kv / sizeof kv[0]; i++)
+        ck_assert_msg(l2_config_set(&cfg, kv[i], &e) == 0, "%s", e.msg);
+    ck_assert_msg(l2_init(&l, &cfg, &e) == 0, "%s", e.msg);
+    ck_assert_uint_eq(l.sets, 64);
+    ck_assert_uint_eq(l.part[0].first_ways, 1);
+    ck_assert_uint_eq(l.part[0].first_frac, 32768);
+    unsigned two = 0;
+    for (uint32_t s = 0; s < l.sets; s++) {
+        struct l2_cache *p = &l.part[0];
+        /* fill the set with 4 normal lines, then 3 evict_first lines */
+        for (uint64_t t = 0; t < 4; t++)
+            l2_cache_install(p, l2_cache_victim(p, s), 100 + t, CLS_NORMAL);
+        for (uint64_t t = 0; t < 3; t++)
+            l2_cache_install(p, l2_cache_victim(p, s), 200 + t, CLS_FIRST);
+        unsigned nf = 0;
+        for (uint32_t w = 0; w < 4; w++)
+            nf += p->w[s * 4 + w].cls == CLS_FIRST;
+        ck_assert_uint_ge(nf, 1);
+        ck_assert_uint_le(nf, 2);
+        two += nf == 2;
+    }
+    ck_assert_uint_ge(two, 20); /* about 32 of 64 */
+    ck_assert_uint_le(two, 44);
+    l2_free(&l);
+}
+END_TEST
+
+/* ---- stripe set index ---- */
+
+START_TEST(stripe_consecutive_sets)
+{
+    struct l2_config cfg;
+    struct l2 l;
+    l2_err e;
+    l2_config_defaults(&cfg); /* 50 MiB, 2 partitions, 12800 sets each */
+    ck_assert_msg(l2_config_set(&cfg, "set_hash=stripe", &e) == 0, "%s", e.msg);
+    ck_assert_msg(l2_config_set(&cfg, "hash_chunk=16MiB", &e) == 0, "%s", e.msg);
+    ck_assert_msg(l2_init(&l, &cfg, &e) == 0, "%s", e.msg);
+    /* within a 16 MiB run consecutive lines take consecutive sets, so a
+     * 3.125 MiB (25600-line) aligned block covers every set exactly twice */
+    uint64_t first = (0x7e0000000000ULL >> 7);
+    unsigned *count = calloc(l.sets, sizeof *count);
+    unsigned home_count[2] = {0, 0};
+    uint32_t prev = 0;
+    for (uint64_t i = 0; i < 25600; i++) {
+        unsigned h;
+        uint32_t s;
+        l2_locate(&l, first + i, &h, &s);
+        if (i)
+            ck_assert_uint_eq(s, (prev + 1) % l.sets);
+        prev = s;
+        count[s]++;
+        home_count[h]++;
+    }
+    for (uint32_t s = 0; s < l.sets; s++)
+        ck_assert_uint_eq(count[s], 2);
+    /* the home partition is hashed per line: about half each */
+    ck_assert_uint_gt(home_count[0], 12000);
+    ck_assert_uint_gt(home_count[1], 12000);
+    /* another run starts elsewhere */
+    unsigned h;
+    uint32_t s0, s1;
+    l2_locate(&l, first, &h, &s0);
+    l2_locate(&l, first + (16ULL << 20 >> 7), &h, &s1);
+    ck_assert_uint_ne(s1, (s0 + (16u << 20 >> 7)) % l.sets);
+    free(count);
+    l2_free(&l);
+}
+END_TEST
+
+/* ---- stores ---- */
+
+START_TEST(evict_first_store_is_normal)
+{
+    struct l2_config cfg;
+    struct l2 l;
+    struct l2_outcome o;
+    l2_err e;
+    l2_config_defaults(&cfg);
+    const char *kv[] = {"l2_size=512", "ways=4", "partitions=1", "setaside=0", "setaside_max=512"};
+    for (size_t i = 0; i < sizeof kv / sizeof kv[0]; i++)
+        ck_assert_msg(l2_config_set(&cfg, kv[i], &e) == 0, "%s", e.msg);
+    ck_assert_msg(l2_init(&l, &cfg, &e) == 0, "%s", e.msg);
+    l2_access(&l, OP_WRITE, PRIO_EVICT_FIRST, 1, 0xf, -1, &o);
+    int64_t s = l2_cache_find(&l.part[0], 0, 1);
+    ck_assert_int_ge(s, 0);
+    ck_assert_uint_eq(l.part[0].w[s].cls, CLS_NORMAL);
+    ck_assert_uint_eq(l.part[0].w[s].dirty, 0xf);
+    /* an evict_first load of the same line does make it evict-first */
+    l2_access(&l, OP_READ, PRIO_EVICT_FIRST, 1, 0xf, -1, &o);
+    ck_assert_uint_eq(o.hit, 0xf);
+    ck_assert_uint_eq(l.part[0].w[s].cls, CLS_FIRST);
+    l2_free(&l);
+}
+END_TEST
+
+/* ---- threads ---- */
+
+static char *run_cli(const char *args)
+{
+    const char *bin = getenv("L2SIM");
+    char cmd[1024];
+    if (!bin)
+        return NULL;
+    snprintf(cmd, sizeof cmd, "%s %s 2>&1", bin, args);
+    FILE *p = popen(cmd, "r");
+    ck_assert_ptr_nonnull(p);
+    size_t cap = 1 << 20, n = 0;
+    char *out = malloc(cap);
+    size_t got;
+    while ((got = fread(out + n, 1, cap - n - 1, p)) > 0) {
+        n += got;
+        if (n + 1 == cap)
+            out = realloc(out, cap *= 2);
+    }
+    out[n] = 0;
+    ck_assert_int_eq(pclose(p), 0);
+    return out;
+}
+
+START_TEST(threads_identical)
+{
+    if (!getenv("L2SIM"))
+        return;
+    char *one = run_cli("run --json --threads 1 traces/quickstart.trace");
+    char *three = run_cli("run --json --threads 3 traces/quickstart.trace");
+    ck_assert_msg(strcmp(one, three) == 0, "run --threads 3 differs from --threads 1");
+    const char *cmp = "compare --csv --variant name=a --variant name=b,set=ways=8 "
+                      "--variant name=c,semantics=documented traces/quickstart.trace";
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s --threads 1", cmp);
+    char *c1 = run_cli(buf);
+    snprintf(buf, sizeof buf, "%s --threads 2", cmp);
+    char *c2 = run_cli(buf);
+    ck_assert_msg(strcmp(c1, c2) == 0, "compare --threads 2 differs from --threads 1");
+    free(one);
+    free(three);
+    free(c1);
+    free(c2);
+}
+END_TEST
+
+Suite *model_suite(void)
+{
+    Suite *s = suite_create("model");
+    TCase *tc = tcase_create("rules");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, first_ways_cap);
+    tcase_add_test(tc, first_ways_zero_always_first);
+    tcase_add_test(tc, first_ways_fraction);
+    tcase_add_test(tc, stripe_consecutive_sets);
+    tcase_add_test(tc, evict_first_store_is_normal);
+    tcase_add_test(tc, threads_identical);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,923 @@
+/*
+ * test_timing.c - the timing model (timing.c) on tiny configurations whose
+ * times are worked out by hand below: a saturated DRAM queue, merged
+ * misses, bounded MSHRs, far hits against near hits, a saturated partition
+ * crossing, the per-SM limit of lines in flight, stores and write-backs,
+ * bucket coarsening, lanes that merge into exactly one simulator's sums;
+ * the @CYCLE field in text and binary traces; the estimates, histograms
+ * and options of the reports.
+ *
+ * Unless a test says otherwise: 1 GHz (a cycle is a nanosecond), no launch
+ * time, near hit 10, far hit 20, DRAM 100 cycles; one partition, one L2
+ * slice and the crossing and SM ports too fast to matter; one DRAM channel
+ * of 32 bytes per cycle, so a 128-byte line takes 4 cycles of it; 64 MSHRs
+ * and 64 lines in flight per SM.
+ */
+#include "tests.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <zlib.h>
+
+#include "report.h"
+#include "sim.h"
+#include "source.h"
+#include "symtab.h"
+#include "timing.h"
+#include "trace.h"
+
+#define TOL 0.01
+
+static const char *const TINY[] = {"l2_size=64KiB",
+                                   "partitions=1",
+                                   "sms=2",
+                                   "setaside=0",
+                                   "setaside_max=0",
+                                   "set_hash=mix",
+                                   "clock_mhz=1000",
+                                   "launch_ns=0",
+                                   "lat_near_hit=10",
+                                   "lat_far_hit=20",
+                                   "lat_dram=100",
+                                   "l2_slices=1",
+                                   "slice_bytes_per_clk=1048576",
+                                   "xbar_bytes_per_clk=1048576",
+                                   "dram_gbps=32",
+                                   "dram_efficiency_pct=100",
+                                   "dram_channels=1",
+                                   "mshr_per_slice=64",
+                                   "sm_inflight=64",
+                                   "sm_bytes_per_clk=1048576",
+                                   NULL};
+
+struct run {
+    struct l2_symtab syms;
+    struct l2_sim sim;
+    l2_err e;
+};
+
+/* TINY, then the `more` settings. */
+static void run_start(struct run *r, const char *const *more)
+{
+    struct l2_config c;
+    l2_config_defaults(&c);
+    for (const char *const *kv = TINY; *kv; kv++)
+        ck_assert_msg(l2_config_set(&c, *kv, &r->e) == 0, "%s", r->e.msg);
+    for (; more && *more; more++)
+        ck_assert_msg(l2_config_set(&c, *more, &r->e) == 0, "%s", r->e.msg);
+    ck_assert_msg(l2_config_check(&c, &r->e) == 0, "%s", r->e.msg);
+    ck_assert_int_eq(l2_symtab_init(&r->syms, &r->e), 0);
+    ck_assert_msg(l2_sim_init(&r->sim, &c, SEM_HARDWARE, &r->syms, &r->e) == 0, "%s", r->e.msg);
+}
+
+static void run_ok(struct run *r, const char *text)
+{
+    char path[64];
+    struct l2_trace *t;
+    struct l2_event ev;
+    tests_write_temp(path, sizeof path, text);
+    ck_assert_int_eq(l2_trace_open(&t, path, &r->syms, &r->e), 0);
+    int rc;
+    while ((rc = l2_trace_next(t, &ev, &r->e)) > 0)
+        ck_assert_msg(l2_sim_event(&r->sim, &ev, &r->e) == 0, "%s", r->e.msg);
+    ck_assert_msg(rc == 0, "%s", r->e.msg);
+    l2_trace_close(t);
+    unlink(path);
+}
+
+static void run_end(struct run *r)
+{
+    l2_sim_free(&r->sim);
+    l2_symtab_free(&r->syms);
+}
+
+/* The evaluated timing of kernel k. */
+static struct l2_keval eval(const struct run *r, uint32_t k)
+{
+    struct l2_keval ev;
+    ck_assert_uint_lt(k, r->sim.nk);
+    l2_ktime_eval(&r->sim.l2.cfg, &r->sim.k[k].time, &ev);
+    return ev;
+}
+
+/* Sectors of class c, all priorities, in latency bucket b (-1: all). */
+static uint64_t hist(const struct l2_keval *ev, enum l2_lat_class c, int b)
+{
+    uint64_t n = 0;
+    for (unsigned p = 0; p < L2_NPRIO; p++)
+        for (int i = 0; i < L2_HIST_BUCKETS; i++)
+            if (b < 0 || i == b)
+                n += ev->hist[p][c][i];
+    return n;
+}
+
+static double mean_lat(const struct l2_keval *ev, enum l2_lat_class c)
+{
+    double s = 0;
+    uint64_t n = 0;
+    for (unsigned p = 0; p < L2_NPRIO; p++) {
+        s += ev->lat_sum[p][c];
+        n += ev->sectors[p][c];
+    }
+    return n ? s / (double)n : NAN;
+}
+
+/* Appends `n` lines "R ADDR 128 sm=SM [@AT]" for consecutive lines from base. */
+static void add_reads(char *buf, size_t cap, uint64_t base, unsigned n, int sm, long at)
+{
+    for (unsigned i = 0; i < n; i++) {
+        size_t k = strlen(buf);
+        char ats[32] = "";
+        if (at >= 0)
+            snprintf(ats, sizeof ats, " @%ld", at);
+        snprintf(buf + k, cap - k, "R 0x%llx 128 sm=%d%s\n", (unsigned long long)(base + 128 * i), sm, ats);
+    }
+}
+
+START_TEST(buckets)
+{
+    ck_assert_uint_eq(l2_hist_bucket(0), 0);
+    ck_assert_uint_eq(l2_hist_bucket(127), 0);
+    ck_assert_uint_eq(l2_hist_bucket(128), 1);
+    ck_assert_uint_eq(l2_hist_bucket(191), 1);
+    ck_assert_uint_eq(l2_hist_bucket(192), 2);
+    ck_assert_uint_eq(l2_hist_bucket(256), 3);
+    ck_assert_uint_eq(l2_hist_bucket(383), 3);
+    ck_assert_uint_eq(l2_hist_bucket(384), 4);
+    ck_assert_uint_eq(l2_hist_bucket(16383), 14);
+    ck_assert_uint_eq(l2_hist_bucket(16384), 15);
+    ck_assert_uint_eq(l2_hist_bucket(UINT64_MAX), 15);
+    for (unsigned b = 0; b < L2_HIST_BUCKETS; b++) {
+        ck_assert_uint_eq(l2_hist_bucket(l2_hist_lower[b]), b);
+        if (b)
+            ck_assert_uint_eq(l2_hist_bucket(l2_hist_lower[b] - 1), b - 1);
+    }
+}
+END_TEST
+
+/* Eight line misses issued at cycle 0: 1024 bytes for a DRAM that moves 32
+ * a cycle, a 32-cycle queue; the last data returns 100 cycles after the
+ * queue has drained: 132 cycles.  On average a line waits half the queue:
+ * 100 + 16 = 116 cycles (bucket 0). */
+START_TEST(dram_queue_saturated)
+{
+    struct run r;
+    char tr[4096] = "kernel k\n";
+    run_start(&r, NULL);
+    add_reads(tr, sizeof tr, 0x10000, 8, 0, 0);
+    run_ok(&r, tr);
+    struct l2_keval ev = eval(&r, 0);
+    ck_assert_double_eq_tol(ev.cycles, 132, TOL);
+    ck_assert_double_eq_tol(ev.est_ns, 132, TOL);
+    ck_assert_double_eq_tol(ev.bound_ns[RES_DRAM], 32, TOL);
+    ck_assert_double_eq_tol(ev.bound_ns[RES_MSHR], 8 * 100 / 64.0, TOL);
+    ck_assert_uint_eq(hist(&ev, LAT_MISS, 0), 32);
+    ck_assert_uint_eq(hist(&ev, LAT_NEAR, -1) + hist(&ev, LAT_FAR, -1), 0);
+    ck_assert_double_eq_tol(mean_lat(&ev, LAT_MISS), 116, TOL);
+    ck_assert_uint_eq(r.sim.k[0].time.requests, 8);
+    run_end(&r);
+
+    /* half the bandwidth, twice the queue: 64 + 100 */
+    const char *const slow[] = {"dram_gbps=16", NULL};
+    run_start(&r, slow);
+    run_ok(&r, tr);
+    ev = eval(&r, 0);
+    ck_assert_double_eq_tol(ev.cycles, 164, TOL);
+    run_end(&r);
+
+    /* two channels sharing the same bandwidth: no faster, and no slower
+     * than all lines on one channel */
+    const char *const two[] = {"dram_channels=2", NULL};
+    run_start(&r, two);
+    run_ok(&r, tr);
+    ev = eval(&r, 0);
+    ck_assert(ev.cycles >= 132 - TOL && ev.cycles <= 164 + TOL);
+    run_end(&r);
+
+    /* without @CYCLE the same misses are bandwidth-bound too: 32 + 100 */
+    char tr2[4096] = "kernel k\n";
+    add_reads(tr2, sizeof tr2, 0x10000, 8, 0, -1);
+    run_start(&r, NULL);
+    run_ok(&r, tr2);
+    ev = eval(&r, 0);
+    ck_assert_double_eq_tol(ev.cycles, 132, TOL);
+    run_end(&r);
+}
+END_TEST
+
+/* Two loads of one line at cycle 0: the first misses (DRAM 4 cycles, data
+ * 100 later: 104); the second finds the line in the cache model (a hit)
+ * but its fill in flight, and waits for the rest of it, 100 cycles: a
+ * merged miss, one DRAM read.  A third load at 200 is a plain near hit:
+ * the kernel ends at 210. */
+START_TEST(merged_misses)
+{
+    struct run r;
+    run_start(&r, NULL);
+    run_ok(&r, "kernel k\n"
+               "R 0x10000 128 sm=0 @0\n"
+               "R 0x10000 128 sm=1 @0\n"
+               "R 0x10000 128 sm=0 @200\n");
+    struct l2_keval ev = eval(&r, 0);
+    const struct l2_counters *c = &r.sim.k[0].total;
+    ck_assert_uint_eq(c->sector_hits, 8);
+    ck_assert_uint_eq(c->merged, 4);
+    ck_assert_uint_eq(c->dram_rd, 128);
+    ck_assert_double_eq_tol(ev.bound_ns[RES_DRAM], 4, TOL);
+    ck_assert_uint_eq(hist(&ev, LAT_MISS, 0), 8); /* the miss (102) and the merged one (100) */
+    ck_assert_uint_eq(hist(&ev, LAT_NEAR, 0), 4); /* the third, 10 */
+    ck_assert_double_eq_tol(mean_lat(&ev, LAT_MISS), 101, TOL);
+    ck_assert_double_eq_tol(mean_lat(&ev, LAT_NEAR), 10, TOL);
+    ck_assert_double_eq_tol(ev.cycles, 210, TOL);
+    run_end(&r);
+
+    /* The same without @CYCLE: a load is in flight while fewer than
+     * sm_inflight (64) x the SMs seen lines have been issued since. */
+    run_start(&r, NULL);
+    run_ok(&r, "kernel k\nR 0x10000 128 sm=0\nR 0x10000 128 sm=0\n");
+    ck_assert_uint_eq(r.sim.k[0].total.merged, 4);
+    run_end(&r);
+    char tr[16384] = "kernel k\nR 0x10000 128 sm=0\n";
+    add_reads(tr, sizeof tr, 0x40000, 64, 0, -1);
+    strcat(tr, "R 0x10000 128 sm=0\n");
+    run_start(&r, NULL);
+    run_ok(&r, tr);
+    ck_assert_uint_eq(r.sim.k[0].total.merged, 0);
+    run_end(&r);
+
+    /* Sector misses of a line in flight join its fill: with one MSHR, the
+     * second half of the line takes none, and the kernel takes 4 + 100
+     * cycles (DRAM, latency), not two MSHR turns of 100. */
+    const char *const one[] = {"mshr_per_slice=1", NULL};
+    run_start(&r, one);
+    run_ok(&r, "kernel k\n"
+               "R 0x10000 64 sm=0 @0\n"
+               "R 0x10040 64 sm=0 @0\n");
+    ev = eval(&r, 0);
+    ck_assert_uint_eq(r.sim.k[0].total.merged, 0);
+    ck_assert_uint_eq(r.sim.k[0].total.dram_rd, 128);
+    ck_assert_double_eq_tol(ev.bound_ns[RES_MSHR], 100, TOL);
+    ck_assert_double_eq_tol(ev.cycles, 104, TOL);
+    run_end(&r);
+}
+END_TEST
+
+/* Two MSHRs, each held 100 cycles: four line misses at cycle 0 take two
+ * turns, 200 cycles (DRAM alone would take 16 + 100). */
+START_TEST(mshr_bound)
+{
+    struct run r;
+    const char *const two[] = {"mshr_per_slice=2", NULL};
+    char tr[1024] = "kernel k\n";
+    run_start(&r, two);
+    add_reads(tr, sizeof tr, 0x20000, 4, 0, 0);
+    run_ok(&r, tr);
+    struct l2_keval ev = eval(&r, 0);
+    ck_assert_double_eq_tol(ev.cycles, 200, TOL);
+    ck_assert_double_eq_tol(ev.bound_ns[RES_MSHR], 200, TOL);
+    /* the batch finds 0 to 200 cycles of MSHR backlog, 100 of which are
+     * holding time: it waits (100^2 / 2) / 200 = 25 on average */
+    ck_assert_double_eq_tol(mean_lat(&ev, LAT_MISS), 125, TOL);
+    run_end(&r);
+
+    /* the same without @CYCLE */
+    char tr2[1024] = "kernel k\n";
+    add_reads(tr2, sizeof tr2, 0x20000, 4, 0, -1);
+    run_start(&r, two);
+    run_ok(&r, tr2);
+    ev = eval(&r, 0);
+    ck_assert_double_eq_tol(ev.cycles, 200, TOL);
+    run_end(&r);
+}
+END_TEST
+
+/* Lines by home partition: near_line's is 0, the far ones' 1. */
+static void find_lines(struct run *r, uint64_t *near_line, uint64_t *far, unsigned nfar)
+{
+    unsigned n = 0;
+    *near_line = UINT64_MAX;
+    for (uint64_t line = 0x400; n < nfar || *near_line == UINT64_MAX; line++) {
+        unsigned home;
+        uint32_t set;
+        l2_locate(&r->sim.l2, line, &home, &set);
+        if (home == 0 && *near_line == UINT64_MAX)
+            *near_line = line;
+        else if (home == 1 && n < nfar)
+            far[n++] = line;
+    }
+}
+
+/* A line homed in partition 0 and one in partition 1, both cached at home
+ * by a first kernel; a second kernel loads them from SM 0 (near partition
+ * 0): a near hit (200 cycles) and a far hit (340); a miss homed far pays
+ * the crossing as well: 500 + 340 - 200 = 640, + 2 cycles of DRAM queue
+ * on average (4 cycles for its 128 bytes). */
+START_TEST(far_hit_costs_more)
+{
+    struct run r;
+    const char *const two[] = {"partitions=2", "sm_map=mod",   "lat_near_hit=200",
+                               "lat_far_hit=340", "lat_dram=500", "l2_slices=2", NULL};
+    run_start(&r, two);
+    uint64_t near_line, far[2];
+    find_lines(&r, &near_line, far, 2);
+    char tr[1024];
+    snprintf(tr, sizeof tr,
+             "kernel warm\n"
+             "R 0x%llx 128 sm=0\n" /* near == home: filled at home only */
+             "R 0x%llx 128 sm=1\n"
+             "kernel k\n"
+             "R 0x%llx 128 sm=0 @0\n"
+             "R 0x%llx 128 sm=0 @0\n"
+             "R 0x%llx 128 sm=0 @0\n",
+             (unsigned long long)near_line << 7, (unsigned long long)far[0] << 7, (unsigned long long)near_line << 7,
+             (unsigned long long)far[0] << 7, (unsigned long long)far[1] << 7);
+    run_ok(&r, tr);
+    struct l2_keval ev = eval(&r, 1);
+    const struct l2_counters *c = &r.sim.k[1].total;
+    ck_assert_uint_eq(c->sector_hits, 8);
+    ck_assert_uint_eq(c->near_hits, 4);
+    ck_assert_double_eq_tol(mean_lat(&ev, LAT_NEAR), 200, TOL);
+    ck_assert_double_eq_tol(mean_lat(&ev, LAT_FAR), 340, TOL);
+    ck_assert_double_eq_tol(mean_lat(&ev, LAT_MISS), 642, TOL);
+    ck_assert_uint_eq(hist(&ev, LAT_NEAR, (int)l2_hist_bucket(200)), 4);
+    ck_assert_uint_eq(hist(&ev, LAT_FAR, (int)l2_hist_bucket(340)), 4);
+    ck_assert_uint_eq(hist(&ev, LAT_MISS, (int)l2_hist_bucket(642)), 4);
+    ck_assert(l2_hist_bucket(340) > l2_hist_bucket(200));
+    ck_assert_double_eq_tol(ev.cycles, 644, TOL);
+    /* the far hit and the far miss crossed, 128 bytes each, both into
+     * partition 0: 256 bytes through one link at 1 MiB a cycle */
+    ck_assert_double_eq_tol(ev.bound_ns[RES_XBAR] * 1048576, 256, TOL);
+    run_end(&r);
+}
+END_TEST
+
+/* The crossing at 32 bytes per cycle: four far hits from SM 0 at cycle 0
+ * bring 512 bytes to the link into partition 0 (the other link idles):
+ * 16 cycles, then 20 of latency.  They wait 8 on average. */
+START_TEST(crossing_saturated)
+{
+    struct run r;
+    const char *const two[] = {"partitions=2", "sm_map=mod", "l2_slices=2", "xbar_bytes_per_clk=32", NULL};
+    run_start(&r, two);
+    uint64_t near_line, far[4];
+    find_lines(&r, &near_line, far, 4);
+    char tr[1024] = "kernel warm\n";
+    for (unsigned i = 0; i < 4; i++)
+        snprintf(tr + strlen(tr), sizeof tr - strlen(tr), "R 0x%llx 128 sm=1\n", (unsigned long long)far[i] << 7);
+    strcat(tr, "kernel k\n");
+    for (unsigned i = 0; i < 4; i++)
+        snprintf(tr + strlen(tr), sizeof tr - strlen(tr), "R 0x%llx 128 sm=0 @0\n",
+                 (unsigned long long)far[i] << 7);
+    run_ok(&r, tr);
+    struct l2_keval ev = eval(&r, 1);
+    ck_assert_uint_eq(hist(&ev, LAT_FAR, -1), 16);
+    ck_assert_double_eq_tol(ev.bound_ns[RES_XBAR], 16, TOL);
+    ck_assert_double_eq_tol(ev.cycles, 36, TOL);
+    ck_assert_double_eq_tol(mean_lat(&ev, LAT_FAR), 28, TOL);
+    run_end(&r);
+}
+END_TEST
+
+/* Without @CYCLE, an SM keeps sm_inflight lines in flight (Little's law):
+ * with 2, six near hits of 10 cycles from one SM take 6 x 10 / 2 = 30
+ * cycles, and six misses of 100 take 300 (DRAM alone: 6 x 4 + 100). */
+START_TEST(inflight_per_sm)
+{
+    struct run r;
+    const char *const two[] = {"sm_inflight=2", NULL};
+    char tr[4096] = "kernel warm\n";
+    run_start(&r, two);
+    add_reads(tr, sizeof tr, 0x30000, 6, 0, -1);
+    strcat(tr, "kernel k\n");
+    add_reads(tr, sizeof tr, 0x30000, 6, 0, -1);
+    run_ok(&r, tr);
+    struct l2_keval ev = eval(&r, 0);
+    ck_assert_double_eq_tol(ev.cycles, 300, TOL);
+    ck_assert_double_eq_tol(ev.bound_ns[RES_SLOT], 300, TOL);
+    ev = eval(&r, 1);
+    ck_assert_double_eq_tol(ev.cycles, 30, TOL);
+    ck_assert_uint_eq(hist(&ev, LAT_NEAR, 0), 24);
+    ck_assert_double_eq_tol(mean_lat(&ev, LAT_NEAR), 10, TOL);
+    ck_assert_uint_eq(r.sim.k[1].time.requests, 6);
+    run_end(&r);
+
+    /* spread over two SMs, half the time */
+    char tr2[4096] = "kernel warm\n";
+    add_reads(tr2, sizeof tr2, 0x30000, 6, 0, -1);
+    strcat(tr2, "kernel k\n");
+    add_reads(tr2, sizeof tr2, 0x30000, 3, 0, -1);
+    add_reads(tr2, sizeof tr2, 0x30000 + 3 * 128, 3, 1, -1);
+    run_start(&r, two);
+    run_ok(&r, tr2);
+    ev = eval(&r, 1);
+    ck_assert_double_eq_tol(ev.cycles, 15, TOL);
+    run_end(&r);
+
+    /* @CYCLE gives the issue times: no slot limit, and a late issue
+     * stretches the kernel to 1000 + 10 */
+    run_start(&r, two);
+    run_ok(&r, "kernel warm\nR 0x30000 128 sm=0\nkernel k\n"
+               "R 0x30000 128 sm=0 @0\nR 0x30000 128 sm=0 @0\nR 0x30000 128 sm=0 @0\nR 0x30000 128 sm=0 @1000\n");
+    ev = eval(&r, 1);
+    ck_assert_double_eq_tol(ev.cycles, 1010, TOL);
+    run_end(&r);
+}
+END_TEST
+
+/* est_ns = launch_ns + cycles / (clock_mhz / 1000); a kernel without
+ * accesses takes launch_ns. */
+START_TEST(estimate_units)
+{
+    struct run r;
+    const char *const more[] = {"clock_mhz=2000", "launch_ns=1500", NULL};
+    run_start(&r, more);
+    run_ok(&r, "kernel empty\nkernel k\nR 0x10000 128 sm=0 @0\n");
+    struct l2_keval ev = eval(&r, 0);
+    ck_assert_double_eq_tol(ev.cycles, 0, TOL);
+    ck_assert_double_eq_tol(ev.est_ns, 1500, TOL);
+    /* 32 GB/s at 2 GHz is 16 bytes a cycle: 8 cycles, then 100 */
+    ev = eval(&r, 1);
+    ck_assert_double_eq_tol(ev.cycles, 108, TOL);
+    ck_assert_double_eq_tol(ev.est_ns, 1554, TOL);
+    run_end(&r);
+}
+END_TEST
+
+/* Stores: write-allocate, no DRAM read, 10 cycles; loads that evict the
+ * dirty lines write them back: 4 x (128 + 128) bytes, 32 cycles, then
+ * 100 of latency. */
+START_TEST(stores_and_writebacks)
+{
+    struct run r;
+    const char *const one_set[] = {"l2_size=2KiB", NULL}; /* 1 set of 16 ways */
+    run_start(&r, one_set);
+    char tr[8192] = "kernel st\n";
+    for (unsigned i = 0; i < 16; i++)
+        snprintf(tr + strlen(tr), sizeof tr - strlen(tr), "W 0x%x 128 sm=0 @0\n", 0x40000 + 128 * i);
+    strcat(tr, "kernel ld\n");
+    add_reads(tr, sizeof tr, 0x80000, 4, 0, 0);
+    run_ok(&r, tr);
+    struct l2_keval ev = eval(&r, 0);
+    ck_assert_double_eq_tol(ev.bound_ns[RES_DRAM], 0, TOL);
+    ck_assert_uint_eq(hist(&ev, LAT_NEAR, 0), 64);
+    ck_assert_double_eq_tol(ev.cycles, 10, TOL);
+    ev = eval(&r, 1);
+    ck_assert_uint_eq(r.sim.k[1].total.dram_wr, 4 * 128);
+    ck_assert_double_eq_tol(ev.bound_ns[RES_DRAM], 32, TOL);
+    ck_assert_double_eq_tol(ev.cycles, 132, TOL);
+    run_end(&r);
+}
+END_TEST
+
+/* More lines than buckets: the buckets coarsen and keep every sum. */
+START_TEST(buckets_coarsen)
+{
+    struct run r;
+    char *tr = malloc(65536);
+    ck_assert_ptr_nonnull(tr);
+    strcpy(tr, "kernel k\n");
+    add_reads(tr, 65536, 0x100000, 100, 0, -1);
+    for (unsigned i = 0; i < 100; i++)
+        snprintf(tr + strlen(tr), 65536 - strlen(tr), "R 0x%x 128 sm=1 @%u\n", 0x200000 + 128 * i, 7 * i);
+    run_start(&r, NULL);
+    run_ok(&r, tr);
+    const struct l2_ktime *t = &r.sim.k[0].time;
+    ck_assert_uint_eq(t->pos, 100);
+    ck_assert_uint_eq(t->oshift, 3); /* 16 buckets of 8 lines */
+    ck_assert_uint_eq(t->cshift, 5); /* 32 buckets of 32 cycles: 693 fits */
+    uint64_t lines = 0, clines = 0;
+    for (unsigned i = 0; i < L2_OBUCKETS; i++)
+        lines += t->ob[i].lines;
+    for (unsigned i = 0; i < L2_CBUCKETS; i++)
+        clines += t->cb[i].lines;
+    ck_assert_uint_eq(lines, 100);
+    ck_assert_uint_eq(clines, 100);
+    ck_assert_uint_eq(t->cb[693 >> 5].last, 694);
+    struct l2_keval ev = eval(&r, 0);
+    ck_assert_uint_eq(hist(&ev, LAT_MISS, -1), 800);
+    /* The @CYCLE misses come every 7 cycles and take 4 of DRAM each.  A
+     * bucket's lines are taken to arrive with its last one: 672, 679, 686
+     * and 693 at 693, with the queue empty: 693 + 4 x 4 + 100. */
+    ck_assert_double_eq_tol(ev.cycles, 809, TOL);
+    run_end(&r);
+    free(tr);
+}
+END_TEST
+
+/* Lanes (each simulating every lanes-th set) merged give exactly the
+ * sums, and so the times and histograms, of one simulator. */
+START_TEST(lanes_merge_exactly)
+{
+    const char *const two[] = {"partitions=2", "sm_map=mod", "l2_slices=4", "dram_channels=3", "l2_size=16KiB", NULL};
+    char *tr = malloc(1 << 17);
+    ck_assert_ptr_nonnull(tr);
+    strcpy(tr, "kernel a\n");
+    add_reads(tr, 1 << 17, 0x100000, 300, 0, -1);
+    add_reads(tr, 1 << 17, 0x100000, 100, 1, -1);
+    strcat(tr, "kernel b\nW 0x100000 512 sm=1\n");
+    add_reads(tr, 1 << 17, 0x100000, 200, 1, 5);
+    add_reads(tr, 1 << 17, 0x180000, 20, 0, 900);
+    add_reads(tr, 1 << 17, 0x180000, 20, 1, 900);
+    struct run one;
+    run_start(&one, two);
+    run_ok(&one, tr);
+    for (unsigned lanes = 2; lanes <= 3; lanes++) {
+        struct run lane[3];
+        for (unsigned i = 0; i < lanes; i++) {
+            run_start(&lane[i], two);
+            lane[i].sim.lane = i;
+            lane[i].sim.lanes = lanes;
+            run_ok(&lane[i], tr);
+        }
+        for (uint32_t k = 0; k < 2; k++) {
+            for (unsigned i = 1; i < lanes; i++) {
+                l2_counters_add(&lane[0].sim.k[k].total, &lane[i].sim.k[k].total);
+                ck_assert_int_eq(l2_ktime_merge(&lane[0].sim.k[k].time, &lane[i].sim.k[k].time), 0);
+            }
+            struct l2_keval a = eval(&one, k), b = eval(&lane[0], k);
+            ck_assert(memcmp(&a, &b, sizeof a) == 0);
+            ck_assert(a.cycles > 0);
+            ck_assert_uint_eq(lane[0].sim.k[k].total.merged, one.sim.k[k].total.merged);
+            ck_assert_uint_eq(lane[0].sim.k[k].time.requests, one.sim.k[k].time.requests);
+        }
+        for (unsigned i = 0; i < lanes; i++)
+            run_end(&lane[i]);
+    }
+    ck_assert(one.sim.k[1].total.merged > 0);
+    run_end(&one);
+    free(tr);
+}
+END_TEST
+
+/* The same trace gives the same times. */
+START_TEST(deterministic)
+{
+    char tr[8192] = "kernel a\n";
+    add_reads(tr, sizeof tr, 0x10000, 20, 0, -1);
+    add_reads(tr, sizeof tr, 0x10000, 20, 1, -1);
+    strcat(tr, "kernel b\n");
+    add_reads(tr, sizeof tr, 0x10000, 40, 1, -1);
+    struct run a, b;
+    run_start(&a, NULL);
+    run_start(&b, NULL);
+    run_ok(&a, tr);
+    run_ok(&b, tr);
+    for (uint32_t k = 0; k < 2; k++) {
+        struct l2_keval x = eval(&a, k), y = eval(&b, k);
+        ck_assert(memcmp(&x, &y, sizeof x) == 0);
+        ck_assert(x.cycles > 0);
+    }
+    run_end(&a);
+    run_end(&b);
+}
+END_TEST
+
+/* ---- @CYCLE in traces ---- */
+
+static int parse_one(const char *text, struct l2_event *ev, l2_err *e)
+{
+    char path[64];
+    struct l2_symtab syms;
+    struct l2_trace *t;
+    tests_write_temp(path, sizeof path, text);
+    ck_assert_int_eq(l2_symtab_init(&syms, e), 0);
+    int r = l2_trace_open(&t, path, &syms, e);
+    if (r == 0) {
+        do
+            r = l2_trace_next(t, ev, e);
+        while (r == 1 && ev->type != EV_ACCESS);
+        l2_trace_close(t);
+    }
+    l2_symtab_free(&syms);
+    unlink(path);
+    return r;
+}
+
+START_TEST(text_cycle_field)
+{
+    struct l2_event ev;
+    l2_err e;
+    ck_assert_int_eq(parse_one("R 0x1000 512 evict_last sm=3 @1200\n", &ev, &e), 1);
+    ck_assert(l2_event_has_cycle(&ev));
+    ck_assert_uint_eq(l2_event_cycle(&ev), 1200);
+    ck_assert_int_eq(ev.sm, 3);
+    ck_assert_int_eq(l2_builtin_prio(ev.tag), PRIO_EVICT_LAST);
+    ck_assert_int_eq(parse_one("R 0x1000 512 @0x10 evict_last\n", &ev, &e), 1);
+    ck_assert_uint_eq(l2_event_cycle(&ev), 16);
+    ck_assert_int_eq(parse_one("W 0x1000 32 sm=1 @0\n", &ev, &e), 1);
+    ck_assert(l2_event_has_cycle(&ev));
+    ck_assert_uint_eq(l2_event_cycle(&ev), 0);
+    ck_assert_int_eq(parse_one("R 0x1000 32 sm=1\n", &ev, &e), 1);
+    ck_assert(!l2_event_has_cycle(&ev));
+    /* the field does not stick to the next access */
+    ck_assert_int_eq(parse_one("R 0x1000 32 @5\nkernel k\nR 0x1000 32\n", &ev, &e), 1);
+    ck_assert(l2_event_has_cycle(&ev));
+
+    ck_assert_int_eq(parse_one("R 0x1000 32 @1 @2\n", &ev, &e), -1);
+    ASSERT_CONTAINS(e.msg, ":1: more than one @CYCLE");
+    ck_assert_int_eq(parse_one("R 0x1000 32 @x\n", &ev, &e), -1);
+    ASSERT_CONTAINS(e.msg, "@CYCLE");
+    ck_assert_int_eq(parse_one("R 0x1000 32 @\n", &ev, &e), -1);
+    ck_assert_int_eq(parse_one("R 0x1000 32 @4611686018427387904\n", &ev, &e), -1);
+    ASSERT_CONTAINS(e.msg, "too large");
+    ck_assert_int_eq(parse_one("policy @p interleaved evict_last 1.0\n", &ev, &e), -1);
+    ASSERT_CONTAINS(e.msg, "cannot name a policy");
+    ck_assert_int_eq(parse_one("R 0x1000 32 sm=1 evict_last\n", &ev, &e), -1);
+    ASSERT_CONTAINS(e.msg, "unexpected 'evict_last'");
+
+    /* written back in canonical form, last on the line */
+    struct l2_symtab syms;
+    char buf[256];
+    ck_assert_int_eq(l2_symtab_init(&syms, &e), 0);
+    memset(&ev, 0, sizeof ev);
+    ev.type = EV_ACCESS;
+    ev.op = OP_READ;
+    ev.addr = 0x1000;
+    ev.size = 512;
+    ev.tag = L2_TAG_GLOBAL;
+    ev.sm = 3;
+    l2_event_set_cycle(&ev, 1200);
+    l2_event_format_text(buf, sizeof buf, &ev, &syms);
+    ck_assert_str_eq(buf, "R 0x1000 512 sm=3 @1200\n");
+    l2_symtab_free(&syms);
+}
+END_TEST
+
+static const char CYCLES[] = "kernel k\n"
+                             "R 0x1000 512 evict_last sm=3 @1200\n"
+                             "R 0x2000 512 sm=1\n"
+                             "W 0x3000 32 @0\n"
+                             "P 0x4000 128 evict_normal sm=2 @4611686018427387903\n"
+                             "kernel j\n"
+                             "D 0x5000 128 @7\n";
+
+/* text -> binary -> text keeps every @CYCLE, the binary holds one cycle
+ * record before each access that has one, and both give the same times. */
+START_TEST(binary_cycle_records)
+{
+    char tpath[64], bpath[64] = "/tmp/l2sim-test-bin-XXXXXX", t2[64] = "/tmp/l2sim-test-txt-XXXXXX";
+    l2_err e;
+    struct l2_symtab syms;
+    struct l2_trace *t;
+    struct l2_sink *sink;
+    struct l2_event ev;
+    struct l2_bin_writer *w;
+    tests_write_temp(tpath, sizeof tpath, CYCLES);
+    close(mkstemp(bpath));
+    close(mkstemp(t2));
+    ck_assert_int_eq(l2_symtab_init(&syms, &e), 0);
+    ck_assert_int_eq(l2_trace_open(&t, tpath, &syms, &e), 0);
+    ck_assert_int_eq(l2_bin_writer_open(&w, &syms, &e), 0);
+    int r;
+    while ((r = l2_trace_next(t, &ev, &e)) > 0)
+        ck_assert_msg(l2_bin_writer_add(w, &ev, &e) == 0, "%s", e.msg);
+    ck_assert_int_eq(r, 0);
+    l2_trace_close(t);
+    ck_assert_int_eq(l2_sink_open(&sink, bpath, L2_COMP_NONE, &e), 0);
+    ck_assert_msg(l2_bin_writer_finish(w, sink, &e) == 0, "%s", e.msg);
+    ck_assert_int_eq(l2_sink_close(sink, &e), 0);
+    l2_bin_writer_free(w);
+
+    /* 7 events, 4 of them with a cycle record: 11 records */
+    ck_assert_int_eq(l2_trace_open(&t, bpath, &syms, &e), 0);
+    ck_assert_int_eq(l2_trace_format(t), L2_FMT_BINARY);
+    ck_assert_int_eq(l2_trace_total(t), 11);
+    FILE *out = fopen(t2, "w");
+    ck_assert_ptr_nonnull(out);
+    unsigned n = 0;
+    uint64_t pos[7] = {0};
+    while ((r = l2_trace_next(t, &ev, &e)) > 0) {
+        ck_assert_int_eq(l2_event_write_text(out, &ev, &syms), 0);
+        ck_assert_uint_lt(n, 7);
+        pos[n++] = ev.pos;
+    }
+    ck_assert_msg(r == 0, "%s", e.msg);
+    l2_trace_close(t);
+    fclose(out);
+    ck_assert_uint_eq(n, 7);
+    /* an access is named by its own record, after its cycle record */
+    ck_assert_uint_eq(pos[1], 3);
+    ck_assert_uint_eq(pos[2], 4);
+    ck_assert_uint_eq(pos[3], 6);
+    ck_assert_uint_eq(pos[6], 11);
+    out = fopen(t2, "r");
+    char *txt = tests_slurp(out);
+    fclose(out);
+    ck_assert_str_eq(txt, "kernel k\n"
+                          "R 0x1000 512 evict_last sm=3 @1200\n"
+                          "R 0x2000 512 sm=1\n"
+                          "W 0x3000 32 @0\n"
+                          "P 0x4000 128 evict_normal sm=2 @4611686018427387903\n"
+                          "kernel j\n"
+                          "D 0x5000 128 @7\n");
+    free(txt);
+    l2_symtab_free(&syms);
+    unlink(tpath);
+    unlink(bpath);
+    unlink(t2);
+}
+END_TEST
+
+/* A hand-made binary file: header (no tables but one kernel name) and
+ * the given records in one block. */
+static void write_bin(const char *path, const uint64_t *rec, unsigned n)
+{
+    unsigned char h[64], *p = h;
+    memcpy(p, "L2SIMTRB", 8);
+    p += 8;
+    uint32_t v32[2] = {1, 0};
+    for (int i = 0; i < 2; i++, p += 4)
+        for (int b = 0; b < 4; b++)
+            p[b] = (unsigned char)(v32[i] >> (8 * b));
+    for (int b = 0; b < 8; b++)
+        p[b] = (unsigned char)((uint64_t)n >> (8 * b));
+    p += 8;
+    uint32_t v[5] = {65536, 0, 0, 0, 1};
+    for (int i = 0; i < 5; i++, p += 4)
+        for (int b = 0; b < 4; b++)
+            p[b] = (unsigned char)(v[i] >> (8 * b));
+    *p++ = 1;
+    *p++ = 'k';
+    uint32_t crc = (uint32_t)crc32(0, h, (uInt)(p - h));
+    for (int b = 0; b < 4; b++)
+        p[b] = (unsigned char)(crc >> (8 * b));
+    p += 4;
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(h, 1, (size_t)(p - h), f), (size_t)(p - h));
+    unsigned char r[16 * 8];
+    ck_assert_uint_le(n, 8);
+    for (unsigned i = 0; i < 2 * n; i++)
+        for (int b = 0; b < 8; b++)
+            r[8 * i + b] = (unsigned char)(rec[i] >> (8 * b));
+    crc = (uint32_t)crc32(crc, r, 16 * n);
+    unsigned char c[4];
+    for (int b = 0; b < 4; b++)
+        c[b] = (unsigned char)(crc >> (8 * b));
+    ck_assert_uint_eq(fwrite(r, 1, 16 * n, f), 16 * n);
+    ck_assert_uint_eq(fwrite(c, 1, 4, f), 4);
+    fclose(f);
+}
+
+/* Reads a binary file to its end: the last result, and the last access. */
+static int read_bin(const char *path, struct l2_event *last, l2_err *e)
+{
+    struct l2_symtab syms;
+    struct l2_trace *t;
+    struct l2_event ev;
+    ck_assert_int_eq(l2_symtab_init(&syms, e), 0);
+    int r = l2_trace_open(&t, path, &syms, e);
+    if (r == 0) {
+        while ((r = l2_trace_next(t, &ev, e)) > 0)
+            if (ev.type == EV_ACCESS)
+                *last = ev;
+        l2_trace_close(t);
+    }
+    l2_symtab_free(&syms);
+    return r;
+}
+
+START_TEST(binary_cycle_errors)
+{
+    char path[64] = "/tmp/l2sim-test-bin-XXXXXX";
+    close(mkstemp(path));
+    struct l2_event ev;
+    l2_err e;
+    const uint64_t access = 0 | (511u << 4) | (8ull << 16) | (4ull << 32); /* R 512 global sm=3 */
+    /* a kernel, a cycle record, an access */
+    uint64_t ok[] = {13, 0, 5, 77, access, 0x1000};
+    write_bin(path, ok, 3);
+    ck_assert_msg(read_bin(path, &ev, &e) == 0, "%s", e.msg);
+    ck_assert(l2_event_has_cycle(&ev));
+    ck_assert_uint_eq(l2_event_cycle(&ev), 77);
+    ck_assert_uint_eq(ev.pos, 3);
+    ck_assert_int_eq(ev.sm, 3);
+    /* a cycle record before a kernel record */
+    uint64_t bad1[] = {5, 77, 13, 0, access, 0x1000};
+    write_bin(path, bad1, 3);
+    ck_assert_int_eq(read_bin(path, &ev, &e), -1);
+    ASSERT_CONTAINS(e.msg, ":record 1: a cycle record is not followed by an access");
+    /* two in a row */
+    uint64_t bad2[] = {5, 1, 5, 2, access, 0x1000};
+    write_bin(path, bad2, 3);
+    ck_assert_int_eq(read_bin(path, &ev, &e), -1);
+    ASSERT_CONTAINS(e.msg, ":record 2: two cycle records in a row");
+    /* at the end of the file */
+    uint64_t bad3[] = {access, 0x1000, 5, 1};
+    write_bin(path, bad3, 2);
+    ck_assert_int_eq(read_bin(path, &ev, &e), -1);
+    ASSERT_CONTAINS(e.msg, ":record 2: a cycle record is not followed by an access");
+    /* reserved bits, too large */
+    uint64_t bad4[] = {5 | 16, 1, access, 0x1000};
+    write_bin(path, bad4, 2);
+    ck_assert_int_eq(read_bin(path, &ev, &e), -1);
+    ASSERT_CONTAINS(e.msg, "reserved bits");
+    uint64_t bad5[] = {5, UINT64_C(1) << 62, access, 0x1000};
+    write_bin(path, bad5, 2);
+    ck_assert_int_eq(read_bin(path, &ev, &e), -1);
+    ASSERT_CONTAINS(e.msg, "too large");
+    unlink(path);
+}
+END_TEST
+
+/* ---- reports ---- */
+
+/* Like ASSERT_CONTAINS, naming only the needle (reports are long). */
+#define HAS(hay, needle) ck_assert_msg(strstr((hay), (needle)) != NULL, "missing \"%s\"", (needle))
+
+static char *report(const struct l2_sim *s, int kind, int histogram)
+{
+    FILE *f = tmpfile();
+    ck_assert_ptr_nonnull(f);
+    struct l2_run_info ri = {.trace = "t", .records = s->records, .histogram = histogram};
+    if (kind == 0)
+        l2_report_table(f, s, &ri);
+    else if (kind == 1)
+        l2_report_json(f, s, &ri);
+    else
+        l2_report_csv(f, s, 1, NULL);
+    char *txt = tests_slurp(f);
+    fclose(f);
+    return txt;
+}
+
+START_TEST(report_fields)
+{
+    struct run r;
+    const char *const more[] = {"launch_ns=1000", NULL};
+    char tr[4096] = "kernel k\n";
+    run_start(&r, more);
+    add_reads(tr, sizeof tr, 0x10000, 8, 0, 0);
+    strcat(tr, "kernel hot\n");
+    add_reads(tr, sizeof tr, 0x10000, 8, 0, 0);
+    strcat(tr, "R 0x10000 128 evict_last sm=0 @0\n");
+    run_ok(&r, tr);
+
+    char *t = report(&r.sim, 0, 0);
+    HAS(t, "lat-cyc");
+    HAS(t, "est-ns");
+    HAS(t, "1132.0\n"); /* kernel k: 1000 + 132 */
+    HAS(t, "2142.0\n"); /* totals: 1132 + 1010 */
+    ck_assert(strstr(t, "sectors by latency") == NULL);
+    free(t);
+
+    t = report(&r.sim, 0, 1);
+    HAS(t, "latency, all priorities: sectors by latency (cycles)");
+    char row[128];
+    snprintf(row, sizeof row, "    %-13s %11s %11s %11s\n", "cycles", "near_hit", "far_hit", "miss");
+    HAS(t, row);
+    snprintf(row, sizeof row, "    %-13s %11d %11d %11d  %s\n", "0-127", 0, 0, 32, "########################################");
+    HAS(t, row);
+    snprintf(row, sizeof row, "    %-13s %11.2f %11.2f %11.2f\n", "share %", 0.0, 0.0, 100.0);
+    HAS(t, row);
+    HAS(t, "latency, prio evict_last");
+    free(t);
+
+    t = report(&r.sim, 1, 0);
+    HAS(t, "\"latency_buckets\": [0, 128, 192, 256,");
+    HAS(t, "\"est_ns\": 1132.0,");
+    HAS(t, "\"est_ns\": 2142.0,");
+    HAS(t, "\"mean_latency_cycles\": {\"near_hit\": null, \"far_hit\": null, \"miss\": 116.0}");
+    HAS(t, "\"merged_sectors\": 0");
+    HAS(t, "\"miss\": [32, 0, 0,");
+    HAS(t, "\"by_priority\": {\n");
+    HAS(t, "\"evict_last\": {\"near_hit\": [4, 0,");
+    HAS(t, "\"bound_ns\": {\"l2_slices\": 0.0, \"crossing\": 0.0, \"dram\": 32.0, \"mshr\": 12.5, ");
+    HAS(t, "\"clock_mhz\": \"1000\"");
+    free(t);
+
+    t = report(&r.sim, 2, 0);
+    HAS(t, ",unspecified_accesses,merged_sectors,hit_rate,near_hit_rate,read_hit_rate,est_ns\n");
+    HAS(t, ",1132.0\n");
+    free(t);
+    run_end(&r);
+}
+END_TEST
+
+Suite *timing_suite(void)
+{
+    Suite *s = suite_create("timing");
+    TCase *tc = tcase_create("model");
+    tcase_add_test(tc, buckets);
+    tcase_add_test(tc, dram_queue_saturated);
+    tcase_add_test(tc, merged_misses);
+    tcase_add_test(tc, mshr_bound);
+    tcase_add_test(tc, far_hit_costs_more);
+    tcase_add_test(tc, crossing_saturated);
+    tcase_add_test(tc, inflight_per_sm);
+    tcase_add_test(tc, estimate_units);
+    tcase_add_test(tc, stores_and_writebacks);
+    tcase_add_test(tc, buckets_coarsen);
+    tcase_add_test(tc, lanes_merge_exactly);
+    tcase_add_test(tc, deterministic);
+    suite_add_tcase(s, tc);
+    TCase *tt = tcase_create("traces");
+    tcase_add_test(tt, text_cycle_field);
+    tcase_add_test(tt, binary_cycle_records);
+    tcase_add_test(tt, binary_cycle_errors);
+    suite_add_tcase(s, tt);
+    TCase *tr = tcase_create("reports");
+    tcase_add_test(tr, report_fields);
+    suite_add_tcase(s, tr);
+    return s;
+}
