@@ -710,7 +710,7 @@ struct winst {
     uint32_t i, w, b;
 };
 
-static double jitter_sd = 0.5;
+static double jitter_sd = 0.7;
 static uint32_t kernel_seq = 0;
 
 static int cmp_winst(const void *x, const void *y)
@@ -1060,7 +1060,7 @@ static void usage(FILE *out)
           "  --row ID         the row of FILE to generate (e.g. P14)\n"
           "  --jitter SD      blocks drift: each warp instruction issues at its loop\n"
           "                   iteration plus a pseudo-random normal offset of SD\n"
-          "                   iterations (default 0.5, fitted to the H100\n"
+          "                   iterations (default 0.7, fitted to the H100\n"
           "                   capacity measurements; 0: lockstep order)\n"
           "  -h, --help       this text\n"
           "\n"
