@@ -304,8 +304,7 @@ static int parse_opts(int argc, char **argv, const char *cmd, struct opts *o, vo
 
 /* ---- setting up a variant ---- */
 
-static int build_config(const struct variant_opts *v, const struct variant_opts *common, struct l2_config *c,
-                        l2_err *e)
+static int build_config(const struct variant_opts *v, struct l2_config *c, l2_err *e)
 {
     l2_config_defaults(c);
     if (v->config && l2_config_load(c, v->config, e) < 0)
@@ -314,7 +313,6 @@ static int build_config(const struct variant_opts *v, const struct variant_opts 
     for (int i = 0; i < v->nsets; i++)
         if (l2_config_set(c, v->sets[i], e) < 0)
             return -1;
-    (void)common;
     return l2_config_check(c, e) < 0 ? l2_prefix(e, "%s", v->config ? v->config : "configuration") : 0;
 }
 
@@ -590,11 +588,10 @@ static int merge_lanes(struct l2_sim **lanes, unsigned n)
     return 0;
 }
 
-static int setup_sim(struct l2_sim *s, const struct variant_opts *v, const struct variant_opts *common,
-                     struct l2_symtab *syms, l2_err *e)
+static int setup_sim(struct l2_sim *s, const struct variant_opts *v, struct l2_symtab *syms, l2_err *e)
 {
     struct l2_config cfg;
-    if (build_config(v, common, &cfg, e) < 0)
+    if (build_config(v, &cfg, e) < 0)
         return -1;
     if (l2_sim_init(s, &cfg, v->sem, syms, e) < 0)
         return -1;
@@ -624,7 +621,7 @@ static int cmd_run(int argc, char **argv)
         return die(&e);
     }
     for (; ok < nlanes; ok++) {
-        if (setup_sim(&lane[ok], &o.common, &o.common, &syms, &e) < 0)
+        if (setup_sim(&lane[ok], &o.common, &syms, &e) < 0)
             break;
         lane[ok].lane = ok;
         lane[ok].lanes = nlanes;
@@ -702,7 +699,7 @@ static int cmd_compare(int argc, char **argv)
         goto out;
     }
     for (; ok < o.nvar; ok++) {
-        if (setup_sim(&sims[ok], &o.var[ok], &o.common, &syms, &e) < 0) {
+        if (setup_sim(&sims[ok], &o.var[ok], &syms, &e) < 0) {
             l2_prefix(&e, "variant %s", o.var[ok].name);
             rc = die(&e);
             goto free_sims;

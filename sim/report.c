@@ -265,11 +265,10 @@ void l2_report_table(FILE *f, const struct l2_sim *s, const struct l2_run_info *
         fprintf(f, "variant: %s\n", ri->variant);
     fprintf(f, "semantics: %s\nconfiguration:\n", sem_name(s->sem));
     l2_config_print(&s->l2.cfg, f, "  ");
-    char b1[32], b2[32];
+    char b1[32];
     fprintf(f, "  derived: %u partitions x %u sets x %llu ways; set-aside at end %s (%u ways per set)\n",
             s->l2.nparts, s->l2.sets, (unsigned long long)s->l2.cfg.ways, l2_fmt_bytes(s->l2.setaside, b1, sizeof b1),
             s->l2.quota);
-    (void)b2;
     describe_defs(f, s);
     if (collect(s, &ss) < 0) {
         fprintf(f, "out of memory\n");

@@ -813,7 +813,7 @@ static int write_block(struct l2_sink *out, const unsigned char *p, size_t n, ui
 
 int l2_bin_writer_finish(struct l2_bin_writer *w, struct l2_sink *out, l2_err *e)
 {
-    uint32_t crc;
+    uint32_t crc = 0;
     if (write_header(w, out, &crc, e) < 0)
         return -1;
     if (!w->tmp)

@@ -187,7 +187,7 @@ static int parse_access(struct l2_trace *t, const char **w, const size_t *wl, in
             continue;
         }
         if (has_prefix(w[i], wl[i], "sm=")) {
-            uint32_t sm;
+            uint32_t sm = 0;
             if (parse_u32_word(w[i] + 3, wl[i] - 3, &sm, "sm", e) < 0)
                 return -1;
             ev->sm = (int32_t)sm;

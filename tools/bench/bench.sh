@@ -141,7 +141,7 @@ printf '%-38s %-24s %-22s %s\n' "(a) text input" "$A_RATE M accesses/s" ">= 15 M
 printf '%-38s %-24s %-22s %s\n' "(b) binary input" "$B_RATE M accesses/s" ">= 50 M accesses/s" \
     "$(verdict "$B_RATE >= 50")"
 if [ -n "$C_TIME" ]; then
-    SPEEDUP=$(awk -v b="$B_TIME" -v c="$C_TIME" 'BEGIN { printf "%.2f", c > 0 ? b / c : 0 }')
+    SPEEDUP=$(awk -v b="$B_TIME" -v c="$C_TIME" 'BEGIN { printf "%.2f", (c > 0 ? b / c : 0) }')
     printf '%-38s %-24s %-22s %s\n' "(c) binary, --threads 2" "$(rate "$C_TIME") M/s = ${SPEEDUP}x" \
         ">= 1.7x one thread" "$(verdict "$SPEEDUP >= 1.7")"
 else
