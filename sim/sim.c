@@ -186,6 +186,8 @@ static int sim_access(struct l2_sim *s, const struct l2_event *ev, l2_err *e)
     /* Locate every line and start fetching its sets, so the misses overlap. */
     for (unsigned i = 0; i < nlines; i++) {
         l2_locate(&s->l2, first + i, &home[i], &set[i]);
+        if (s->lanes > 1 && set[i] % s->lanes != s->lane)
+            continue;
         l2_cache_prefetch(&s->l2.part[home[i]], set[i]);
         l2_cache_prefetch(&s->l2.part[l2_near(&s->l2, ev->sm, home[i])], set[i]);
         l2_timing_prefetch(&s->tm, home[i], set[i]);
