@@ -54,37 +54,29 @@ uint64_t l2_cache_victim(const struct l2_cache *c, uint32_t set)
 {
     const uint64_t base = (uint64_t)set * c->ways;
     const struct l2_way *way = c->w + base;
-    /* key = stamp and way: the smallest key of a class is its least
-     * recently used line (stamps are unique within a cache) */
-    uint64_t kf = UINT64_MAX, kn = UINT64_MAX, kl = UINT64_MAX;
-    uint32_t nf = 0, nl = 0;
+    uint32_t n[L2_NCLASS] = {0, 0, 0};
     for (uint32_t w = 0; w < c->ways; w++) {
         if (way[w].tag == L2_TAG_NONE)
             return base + w;
-        uint64_t key = (uint64_t)way[w].stamp << 6 | w;
-        unsigned cl = way[w].cls;
-        uint64_t f = cl == CLS_FIRST ? key : UINT64_MAX;
-        uint64_t n = cl == CLS_NORMAL ? key : UINT64_MAX;
-        uint64_t l = cl == CLS_LAST ? key : UINT64_MAX;
-        kf = f < kf ? f : kf;
-        kn = n < kn ? n : kn;
-        kl = l < kl ? l : kl;
-        nf += cl == CLS_FIRST;
-        nl += cl == CLS_LAST;
+        n[way[w].cls]++;
     }
-    /* evict_first lines go first once the set holds first_ways of them
-     * (one more in a first_frac share of the sets, picked by set index) */
+    /* Rank of each class: the victim is the least recently used line of
+     * the lowest rank.  evict_first lines go first once the set holds
+     * first_ways of them (one more in a first_frac share of the sets);
+     * below that they age like normal lines, and so do evict_last lines
+     * beyond the quota; evict_last lines within the quota go last. */
     uint32_t cap = c->first_ways + (((set * 0x9e3779b9u) >> 16) < c->first_frac);
-    if (nf && nf >= cap)
-        return base + (kf & 63);
-    /* below that they age like normal lines, and so do evict_last lines
-     * beyond the quota */
-    uint64_t k = kn < kf ? kn : kf;
-    if (nl > c->quota && kl < k)
-        k = kl;
-    if (k == UINT64_MAX)
-        k = kl;
-    return base + (k & 63);
+    uint64_t rank[L2_NCLASS];
+    rank[CLS_FIRST] = n[CLS_FIRST] && n[CLS_FIRST] >= cap ? 0 : 1;
+    rank[CLS_NORMAL] = 1;
+    rank[CLS_LAST] = n[CLS_LAST] > c->quota ? 1 : 2;
+    /* key = rank, stamp, way: stamps are unique within a cache */
+    uint64_t best = UINT64_MAX;
+    for (uint32_t w = 0; w < c->ways; w++) {
+        uint64_t key = rank[way[w].cls] << 40 | (uint64_t)way[w].stamp << 6 | w;
+        best = key < best ? key : best;
+    }
+    return base + (best & 63);
 }
 
 void l2_cache_demote_all(struct l2_cache *c)
