@@ -26,7 +26,7 @@ LIB_OBJ  := $(LIB_SRC:sim/%.c=$(BUILD)/obj/%.o)
 TEST_SRC := $(wildcard tests/test_*.c)
 STAMP    := $(BUILD)/.deps
 
-.PHONY: all deps test unit golden golden-update calibrate bench clean
+.PHONY: all deps test unit golden golden-update calibrate bench hwprobe clean
 all: $(BUILD)/l2sim $(BUILD)/scengen $(BUILD)/tracegen
 
 $(STAMP):
@@ -59,7 +59,7 @@ $(BUILD)/unit: $(TEST_SRC) tests/*.h $(BUILD)/libl2sim.a
 	$(CC) $(CFLAGS) -Wno-missing-prototypes $(CHECK_CFLAGS) -Isim -o $@ $(TEST_SRC) $(BUILD)/libl2sim.a \
 	    $(LDSAN) $(CHECK_LIBS) $(LDLIBS)
 
-unit: $(BUILD)/unit $(BUILD)/l2sim
+unit: $(BUILD)/unit $(BUILD)/l2sim $(BUILD)/scengen
 	L2SIM=$(BUILD)/l2sim $(BUILD)/unit
 
 golden: $(BUILD)/l2sim
@@ -79,6 +79,14 @@ calibrate: all
 	    tools/calibrate/h100-extra.csv > tools/calibrate/h100-report.tmp
 	mv tools/calibrate/h100-report.tmp tools/calibrate/h100-report.txt
 	cat tools/calibrate/h100-report.txt
+
+# the GPU probe, where a CUDA toolkit is installed (tools/hwprobe/README.md)
+NVCC ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
+hwprobe:
+	@if [ -n "$(NVCC)" ]; then mkdir -p $(BUILD) && \
+	    $(NVCC) -O3 -std=c++17 -arch=$${HWPROBE_ARCH:-sm_90} -o $(BUILD)/hwprobe tools/hwprobe/hwprobe.cu && \
+	    echo "built $(BUILD)/hwprobe"; \
+	else echo "hwprobe: no nvcc found; nothing built"; fi
 
 bench: all
 	tools/bench/bench.sh $(BUILD)

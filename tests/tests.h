@@ -21,6 +21,7 @@ Suite *report_suite(void);
 Suite *config_suite(void);
 Suite *timing_suite(void);
 Suite *model_suite(void);
+Suite *tools_suite(void);
 
 /* Fails unless string `hay` contains `needle`. */
 #define ASSERT_CONTAINS(hay, needle)                                                          \

@@ -1,0 +1,126 @@
+/*
+ * test_tools.c - the programs in tools/: scengen generates the calibration
+ * kernels exactly (record counts, sizes, SMs, policy lines), and the GPU
+ * probe builds with nvcc where nvcc exists and skips cleanly (exit 77)
+ * where there is no GPU.
+ */
+#include "tests.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Exit status of a shell command. */
+static int sh_status(const char *cmd)
+{
+    int st = system(cmd);
+    ck_assert_int_ne(st, -1);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Runs `cmd` and returns its first output line (static buffer). */
+static const char *sh_line(const char *cmd)
+{
+    static char buf[512];
+    FILE *p = popen(cmd, "r");
+    ck_assert_ptr_nonnull(p);
+    buf[0] = 0;
+    if (!fgets(buf, sizeof buf, p))
+        buf[0] = 0;
+    pclose(p);
+    buf[strcspn(buf, "\n")] = 0;
+    return buf;
+}
+
+static const char *scengen(void)
+{
+    const char *l2sim = getenv("L2SIM");
+    static char path[512];
+    if (!l2sim)
+        return NULL;
+    snprintf(path, sizeof path, "%.*sscengen", (int)(strrchr(l2sim, '/') ? strrchr(l2sim, '/') - l2sim + 1 : 0),
+             l2sim);
+    return access(path, X_OK) == 0 ? path : NULL;
+}
+
+START_TEST(scengen_kernels)
+{
+    const char *g = scengen();
+    if (!g)
+        return;
+    char cmd[1024];
+    /* flush = reset + 2 x 512 MiB of 512-byte loads; B:16 = 32768 loads */
+    snprintf(cmd, sizeof cmd,
+             "%s --setaside 0 --steps 'flush; B:16:ld:evict_last; B:16:ld:plain*' | "
+             "awk '/^kernel/ { k = $2 } /^R / { n[k]++; if ($3 != 512) bad++ } /^reset/ { r++ } "
+             "/^setaside 0$/ { s++ } END { printf \"%%d %%d %%d %%d %%d\", n[\"flush\"], n[\"s2_ld_B\"], "
+             "n[\"measured\"], r + s, bad }'",
+             g);
+    ck_assert_str_eq(sh_line(cmd), "2097152 32768 32768 2 0");
+    /* every access carries its SM: block b runs on SM b mod 132 */
+    snprintf(cmd, sizeof cmd,
+             "%s --jitter 0 --steps 'B:8:ld:plain*' | awk '/^R / { split($4, a, \"=\"); "
+             "if (a[2] >= 132) bad++; sm[a[2]]++ } END { n = 0; for (k in sm) n++; printf \"%%d %%d\", n, bad }'",
+             g);
+    ck_assert_str_eq(sh_line(cmd), "132 0");
+    /* policies are defined once, before their first use, as the rows ask */
+    snprintf(cmd, sizeof cmd,
+             "%s --steps 'B:4:ld:frac(evict_last,evict_first,0.25); B:4:ld:frac(evict_last,evict_first,0.25)*' "
+             "| grep '^policy'",
+             g);
+    ck_assert_str_eq(sh_line(cmd), "policy frac_el_ef_0_25 interleaved evict_last 0.25 evict_first api=ptx");
+    /* bad notation is an error with exit 2 and nothing on stdout */
+    snprintf(cmd, sizeof cmd, "test -z \"$(%s --steps 'Q:8:ld:plain*' 2>/dev/null)\"", g);
+    ck_assert_int_eq(sh_status(cmd), 0);
+    snprintf(cmd, sizeof cmd, "%s --steps 'Q:8:ld:plain*' >/dev/null 2>&1", g);
+    ck_assert_int_eq(sh_status(cmd), 2);
+}
+END_TEST
+
+static const char *nvcc(void)
+{
+    if (sh_status("command -v nvcc >/dev/null 2>&1") == 0)
+        return "nvcc";
+    if (access("/usr/local/cuda/bin/nvcc", X_OK) == 0)
+        return "/usr/local/cuda/bin/nvcc";
+    return NULL;
+}
+
+START_TEST(hwprobe_builds)
+{
+    const char *cc = nvcc();
+    if (!cc)
+        return; /* no CUDA toolkit: nothing to build */
+    char bin[64], cmd[512];
+    snprintf(bin, sizeof bin, "/tmp/l2sim-hwprobe-%d", (int)getpid());
+    snprintf(cmd, sizeof cmd, "%s -std=c++17 -arch=sm_90 -o %s tools/hwprobe/hwprobe.cu >/dev/null 2>&1", cc, bin);
+    ck_assert_int_eq(sh_status(cmd), 0);
+    /* --info: 0 on a GPU, 77 (skip) without one */
+    snprintf(cmd, sizeof cmd, "%s --info >/dev/null 2>&1", bin);
+    int rc = sh_status(cmd);
+    ck_assert_msg(rc == 0 || rc == 77, "hwprobe --info exited %d", rc);
+    unlink(bin);
+}
+END_TEST
+
+START_TEST(probe_skips_without_gpu)
+{
+    if (access("/dev/nvidia0", F_OK) == 0)
+        return; /* a GPU is here: measuring is not a unit test */
+    int rc = sh_status("bash tools/hwprobe/probe.sh tools/hwprobe/rows/validate.csv /dev/null 2>/dev/null");
+    ck_assert_int_eq(rc, 77);
+}
+END_TEST
+
+Suite *tools_suite(void)
+{
+    Suite *s = suite_create("tools");
+    TCase *tc = tcase_create("tools");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, scengen_kernels);
+    tcase_add_test(tc, hwprobe_builds);
+    tcase_add_test(tc, probe_skips_without_gpu);
+    suite_add_tcase(s, tc);
+    return s;
+}
