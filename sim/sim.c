@@ -180,6 +180,7 @@ static int sim_access(struct l2_sim *s, const struct l2_event *ev, l2_err *e)
     const int window = ev->tag == L2_TAG_GLOBAL && s->cur_win.active;
     unsigned seen = 0;
     int unspec = 0;
+    struct l2_counters acc = {0};
     unsigned home[L2_MAX_ACCESS / 32 + 1];
     uint32_t set[L2_MAX_ACCESS / 32 + 1];
 
@@ -228,10 +229,12 @@ static int sim_access(struct l2_sim *s, const struct l2_event *ev, l2_err *e)
         unsigned hits = (unsigned)l2_popcount8(o.hit);
         unsigned miss = sectors - hits;
         unsigned lmiss = (unsigned)l2_popcount8(o.line_miss);
-        count(&k->total, op, sectors, &o, hits, miss, lmiss, merged);
+        count(&acc, op, sectors, &o, hits, miss, lmiss, merged);
         count(&k->prio[prio], op, sectors, &o, hits, miss, lmiss, merged);
-        count(ct, op, sectors, &o, hits, miss, lmiss, merged);
     }
+    /* the kernel's and the tag's counters take the access's sum once */
+    l2_counters_add(&k->total, &acc);
+    l2_counters_add(ct, &acc);
     s->accesses++;
     if (!owner)
         return 0;
