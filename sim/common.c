@@ -25,6 +25,26 @@ _Static_assert(L2_ARRAY_LEN(l2_op_names) == L2_NOP, "op names");
 #define B6(n) B4(n), B4(n + 1), B4(n + 1), B4(n + 2)
 const uint8_t l2_popcount8_table[256] = {B6(0), B6(1), B6(1), B6(2)};
 
+int l2_grow(void *pp, uint32_t *cap, uint64_t need, size_t elem, l2_err *e)
+{
+    void **p = pp;
+    if (need <= *cap)
+        return 0;
+    if (need > UINT32_MAX)
+        return l2_fail(e, "table too large");
+    uint64_t c = *cap ? *cap : 16;
+    while (c < need)
+        c *= 2;
+    if (c > UINT32_MAX)
+        c = UINT32_MAX;
+    void *n = realloc(*p, (size_t)c * elem);
+    if (!n)
+        return l2_fail(e, "out of memory");
+    *p = n;
+    *cap = (uint32_t)c;
+    return 0;
+}
+
 int l2_fail(l2_err *e, const char *fmt, ...)
 {
     if (e) {

@@ -21,6 +21,9 @@ typedef struct l2_err {
 /* Formats into e (if not NULL) and returns -1, so callers can write
  * `return l2_fail(e, "...")`. */
 int l2_fail(l2_err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Grows the array *pp (capacity *cap elements of `elem` bytes) to hold at
+ * least `need` elements, doubling.  Returns 0, or -1 with a reason. */
+int l2_grow(void *pp, uint32_t *cap, uint64_t need, size_t elem, l2_err *e);
 /* Prefixes an existing message with "where: ". Returns -1. */
 int l2_prefix(l2_err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -183,6 +183,8 @@ int l2_config_check(const struct l2_config *c, l2_err *e)
     if (c->dram_atom & (c->dram_atom - 1) || c->dram_atom > c->line_size)
         return l2_fail(e, "dram_atom = %llu must be a power of two no larger than line_size",
                        (unsigned long long)c->dram_atom);
+    if (c->hash_chunk & (c->hash_chunk - 1))
+        return l2_fail(e, "hash_chunk = %llu is not a power of two", (unsigned long long)c->hash_chunk);
     uint64_t unit = c->line_size * c->ways * c->partitions;
     if (c->l2_size % unit)
         return l2_fail(e, "l2_size = %llu is not a multiple of line_size x ways x partitions = %llu",

@@ -38,7 +38,6 @@ int l2_init(struct l2 *l, const struct l2_config *cfg, l2_err *e)
     l->line_shift = log2u(cfg->line_size);
     l->sector_shift = log2u(cfg->sector_size);
     l->sectors = (unsigned)(cfg->line_size / cfg->sector_size);
-    l->full_mask = (uint8_t)((1u << l->sectors) - 1);
     l->sets = (uint32_t)(cfg->l2_size / (cfg->line_size * cfg->ways * cfg->partitions));
     l->seed = l2_mix64(cfg->hash_seed + 0x51ed270b27a3c5d1ULL);
     l->chunk_shift = log2u(cfg->hash_chunk) > l->line_shift ? log2u(cfg->hash_chunk) - l->line_shift : 0;
@@ -111,21 +110,15 @@ void l2_reset_persisting(struct l2 *l)
 
 void l2_locate(const struct l2 *l, uint64_t line, unsigned *home, uint32_t *set)
 {
-    uint64_t h;
-    switch (l->cfg.set_hash) {
-    case SETHASH_STRIPE:
+    /* the home partition is hashed per line (low half of the hash) */
+    uint64_t h = l2_mix64(line ^ l->seed);
+    *home = (unsigned)(((h & 0xffffffffu) * l->nparts) >> 32);
+    if (l->cfg.set_hash == SETHASH_STRIPE)
         /* consecutive lines take consecutive sets within a run of
-         * 2^chunk_shift lines from a hashed start; home hashed per line */
-        h = l2_mix64(line ^ l->seed);
+         * 2^chunk_shift lines from a hashed start */
         *set = (uint32_t)((line + l2_mix64((line >> l->chunk_shift) ^ ~l->seed)) % l->sets);
-        *home = (unsigned)(((h & 0xffffffffu) * l->nparts) >> 32);
-        return;
-    default:
-        h = l2_mix64(line ^ l->seed);
+    else
         *set = (uint32_t)(((unsigned __int128)h * l->sets) >> 64);
-        *home = (unsigned)(((h & 0xffffffffu) * l->nparts) >> 32);
-        return;
-    }
 }
 
 static const uint8_t class_of_prio_fill[L2_NPRIO] = {

@@ -4,9 +4,10 @@
  *
  * Notes (modelling assumptions; see README "Cache model"):
  *  - The L2 is `partitions` tag arrays (struct l2_cache) of equal size.
- *    Each line address has a home partition and a set index, both from one
- *    seeded hash of the line address; a line uses the same set index in
- *    every partition.
+ *    Each line address has a home partition (a seeded hash of the line)
+ *    and a set index (set_hash: the same hash, or `stripe`: consecutive
+ *    lines in consecutive sets within hash_chunk runs that start at a
+ *    hashed set); a line uses the same set index in every partition.
  *  - An access is issued by SM `sm`; its near partition is sm_part(sm).
  *    An access without an SM goes to the home partition directly.
  *  - Loads: the near partition is looked up first.  Sectors it lacks are
@@ -19,7 +20,8 @@
  *  - Stores: write-allocate at sector granularity in the home partition
  *    (no DRAM read; sectors become valid and dirty); copies of the line in
  *    other partitions are dropped.  no_allocate stores that miss write
- *    through to DRAM.
+ *    through to DRAM.  An evict_first store acts as a normal one
+ *    (measured: written lines are not evicted first).
  *  - Prefetch fills the home partition only.  applypriority (demote
  *    evict_last to normal) and discard (drop without write-back) act where
  *    the request goes: the issuing SM's near partition and the home
@@ -54,7 +56,6 @@ struct l2 {
     unsigned nparts;
     struct l2_cache *part;
     unsigned line_shift, sector_shift, sectors;
-    uint8_t full_mask;
     uint32_t sets; /* per partition */
     uint64_t seed;
     unsigned chunk_shift; /* set_hash = stripe: log2(lines per run) */

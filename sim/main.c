@@ -610,16 +610,16 @@ static int cmd_run(int argc, char **argv)
         return rc;
     l2_err e;
     struct l2_symtab syms;
-    unsigned nlanes = o.threads ? o.threads : 1;
+    unsigned nlanes = o.threads ? o.threads : 1, ok = 0;
     struct l2_sim *lane = calloc(nlanes, sizeof *lane);
     struct l2_sim *sp[MAX_THREADS];
-    unsigned ok = 0;
     if (!lane)
         return usage_error("run", "out of memory");
     if (l2_symtab_init(&syms, &e) < 0) {
         free(lane);
         return die(&e);
     }
+    /* lanes: each simulates the sets it owns; their counters add up */
     for (; ok < nlanes; ok++) {
         if (setup_sim(&lane[ok], &o.common, &syms, &e) < 0)
             break;
@@ -628,30 +628,23 @@ static int cmd_run(int argc, char **argv)
         sp[ok] = &lane[ok];
     }
     int64_t records = ok == nlanes ? simulate(sp, nlanes, nlanes, o.trace, &syms, &e) : -1;
+    if (records >= 0 && merge_lanes(sp, nlanes) < 0) {
+        l2_fail(&e, "out of memory");
+        records = -1;
+    }
     if (records < 0) {
-        for (unsigned i = 0; i < ok; i++)
-            l2_sim_free(&lane[i]);
-        free(lane);
-        l2_symtab_free(&syms);
-        return die(&e);
+        rc = die(&e);
+        goto out;
     }
-    if (merge_lanes(sp, nlanes) < 0) {
-        for (unsigned i = 0; i < nlanes; i++)
-            l2_sim_free(&lane[i]);
-        free(lane);
-        l2_symtab_free(&syms);
-        return usage_error("run", "out of memory");
-    }
-    struct l2_sim sim = lane[0];
+    const struct l2_sim *sim = &lane[0];
     struct l2_run_info ri = {.trace = o.trace, .records = (uint64_t)records, .histogram = o.histogram};
-    rc = 0;
     if (o.write_expect) {
         FILE *f = fopen(o.write_expect, "w");
         if (!f) {
             l2_fail(&e, "%s: cannot write expectation file", o.write_expect);
             rc = die(&e);
         } else {
-            l2_expect_write(f, &sim);
+            l2_expect_write(f, sim);
             if (fclose(f) != 0) {
                 l2_fail(&e, "%s: write error", o.write_expect);
                 rc = die(&e);
@@ -659,7 +652,7 @@ static int cmd_run(int argc, char **argv)
         }
     }
     if (rc == 0 && o.expect) {
-        int nd = l2_expect_check(o.expect, &sim, o.tolerance, stderr, &e);
+        int nd = l2_expect_check(o.expect, sim, o.tolerance, stderr, &e);
         if (nd < 0)
             rc = die(&e);
         else if (nd > 0) {
@@ -669,13 +662,14 @@ static int cmd_run(int argc, char **argv)
     }
     if (rc != EXIT_INPUT) {
         if (o.json)
-            l2_report_json(stdout, &sim, &ri);
+            l2_report_json(stdout, sim, &ri);
         else if (o.csv)
-            l2_report_csv(stdout, &sim, 1, NULL);
+            l2_report_csv(stdout, sim, 1, NULL);
         else
-            l2_report_table(stdout, &sim, &ri);
+            l2_report_table(stdout, sim, &ri);
     }
-    for (unsigned i = 0; i < nlanes; i++)
+out:
+    for (unsigned i = 0; i < ok; i++)
         l2_sim_free(&lane[i]);
     free(lane);
     l2_symtab_free(&syms);

@@ -71,28 +71,16 @@ void l2_sim_free(struct l2_sim *s)
 
 static int log_def(struct l2_sim *s, const struct l2_def_log *d, l2_err *e)
 {
-    if (s->ndefs == s->capdefs) {
-        uint32_t cap = s->capdefs ? s->capdefs * 2 : 16;
-        struct l2_def_log *n = realloc(s->defs, cap * sizeof *n);
-        if (!n)
-            return l2_fail(e, "out of memory");
-        s->defs = n;
-        s->capdefs = cap;
-    }
+    if (l2_grow(&s->defs, &s->capdefs, (uint64_t)s->ndefs + 1, sizeof *s->defs, e) < 0)
+        return -1;
     s->defs[s->ndefs++] = *d;
     return 0;
 }
 
 static int new_kernel(struct l2_sim *s, const char *name, uint32_t stream, uint64_t pos, l2_err *e)
 {
-    if (s->nk == s->capk) {
-        uint32_t cap = s->capk ? s->capk * 2 : 16;
-        struct l2_kstats *k = realloc(s->k, cap * sizeof *k);
-        if (!k)
-            return l2_fail(e, "out of memory");
-        s->k = k;
-        s->capk = cap;
-    }
+    if (l2_grow(&s->k, &s->capk, (uint64_t)s->nk + 1, sizeof *s->k, e) < 0)
+        return -1;
     struct l2_kstats *k = &s->k[s->nk];
     memset(k, 0, sizeof *k);
     k->name = strdup(name);
@@ -257,7 +245,6 @@ static int define_policy(struct l2_sim *s, const struct l2_event *ev, int lock, 
         return 0;
     b->is_policy = 1;
     b->locked = lock;
-    b->spec = ev->pol;
     l2_policy_resolve(&ev->pol, s->sem, &b->pol);
     struct l2_def_log d = {.is_window = 0, .name = ev->name, .pol = ev->pol};
     return log_def(s, &d, e);
@@ -273,7 +260,6 @@ static int define_window(struct l2_sim *s, const struct l2_event *ev, int lock, 
     w->locked = lock;
     w->on = ev->type == EV_WINDOW;
     if (w->on) {
-        w->spec = ev->win;
         l2_window_resolve(&ev->win, s->sem, &w->win);
         struct l2_def_log d = {.is_window = 1, .name = ev->stream, .win = ev->win};
         return log_def(s, &d, e);

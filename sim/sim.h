@@ -59,8 +59,7 @@ struct l2_kstats {
 struct l2_binding {
     int is_policy;
     int locked; /* defined by --policy: trace definitions are ignored */
-    enum l2_prio prio;       /* built-in tags */
-    struct l2_policy_spec spec;
+    enum l2_prio prio; /* built-in tags */
     struct l2_policy pol;
 };
 
@@ -68,7 +67,6 @@ struct l2_stream_window {
     uint32_t stream;
     int locked;
     int on;
-    struct l2_window_spec spec;
     struct l2_window win;
 };
 

@@ -60,26 +60,6 @@ static const char *bad_name(const char *s, size_t n, size_t max)
     return NULL;
 }
 
-static int grow(void *pp, uint32_t *cap, uint64_t need, size_t elem, l2_err *e)
-{
-    void **p = pp;
-    if (need <= *cap)
-        return 0;
-    if (need > UINT32_MAX)
-        return l2_fail(e, "table too large");
-    uint64_t c = *cap ? *cap : 16;
-    while (c < need)
-        c *= 2;
-    if (c > UINT32_MAX)
-        c = UINT32_MAX;
-    void *n = realloc(*p, (size_t)c * elem);
-    if (!n)
-        return l2_fail(e, "out of memory");
-    *p = n;
-    *cap = (uint32_t)c;
-    return 0;
-}
-
 /* ---- reader ---- */
 
 static int hread(struct l2_trace *t, uint32_t *crc, void *buf, size_t n, l2_err *e)
@@ -101,7 +81,7 @@ static int read_names(struct l2_trace *t, uint32_t *crc, uint32_t n, l2_err *e)
     if (!name)
         return l2_fail(e, "out of memory");
     int r = -1;
-    if (grow(&b->tagmap, &capm, L2_NBUILTIN, sizeof *b->tagmap, e) < 0)
+    if (l2_grow(&b->tagmap, &capm, L2_NBUILTIN, sizeof *b->tagmap, e) < 0)
         goto out;
     for (uint32_t i = 0; i < L2_NBUILTIN; i++)
         b->tagmap[i] = i;
@@ -131,9 +111,9 @@ static int read_names(struct l2_trace *t, uint32_t *crc, uint32_t n, l2_err *e)
             l2_fail(e, "%s: header: name '%.*s' is a built-in tag", t->name, (int)len, name);
             goto out;
         }
-        if (grow(&b->symid, &cap, i + 1, sizeof *b->symid, e) < 0 ||
-            grow(&b->is_policy, &capp, i + 1, 1, e) < 0 ||
-            grow(&b->tagmap, &capm, (uint64_t)L2_NBUILTIN + i + 1, sizeof *b->tagmap, e) < 0)
+        if (l2_grow(&b->symid, &cap, i + 1, sizeof *b->symid, e) < 0 ||
+            l2_grow(&b->is_policy, &capp, i + 1, 1, e) < 0 ||
+            l2_grow(&b->tagmap, &capm, (uint64_t)L2_NBUILTIN + i + 1, sizeof *b->tagmap, e) < 0)
             goto out;
         b->symid[i] = (uint32_t)id;
         b->is_policy[i] = h[0];
@@ -153,7 +133,7 @@ static int read_policies(struct l2_trace *t, uint32_t *crc, uint32_t n, l2_err *
     uint32_t cap = 0;
     for (uint32_t i = 0; i < n; i++) {
         unsigned char h[L2_BIN_POLICY_BYTES];
-        if (hread(t, crc, h, sizeof h, e) < 0 || grow(&b->pol, &cap, i + 1, sizeof *b->pol, e) < 0)
+        if (hread(t, crc, h, sizeof h, e) < 0 || l2_grow(&b->pol, &cap, i + 1, sizeof *b->pol, e) < 0)
             return -1;
         if (h[0] < POL_INTERLEAVED || h[0] > POL_DESCRIPTOR || h[1] > API_PTX || h[2] >= L2_NPRIO || h[3] >= L2_NPRIO)
             return l2_fail(e, "%s: header: bad policy %u (corrupt file?)", t->name, i);
@@ -181,7 +161,7 @@ static int read_windows(struct l2_trace *t, uint32_t *crc, uint32_t n, l2_err *e
     uint32_t cap = 0;
     for (uint32_t i = 0; i < n; i++) {
         unsigned char h[L2_BIN_WINDOW_BYTES];
-        if (hread(t, crc, h, sizeof h, e) < 0 || grow(&b->win, &cap, i + 1, sizeof *b->win, e) < 0)
+        if (hread(t, crc, h, sizeof h, e) < 0 || l2_grow(&b->win, &cap, i + 1, sizeof *b->win, e) < 0)
             return -1;
         if (h[24] >= L2_NPRIO || h[25] >= L2_NPRIO)
             return l2_fail(e, "%s: header: bad window %u (corrupt file?)", t->name, i);
@@ -205,7 +185,7 @@ static int read_kernels(struct l2_trace *t, uint32_t *crc, uint32_t n, l2_err *e
     uint32_t cap = 0;
     for (uint32_t i = 0; i < n; i++) {
         unsigned char len;
-        if (hread(t, crc, &len, 1, e) < 0 || grow(&b->kname, &cap, i + 1, sizeof *b->kname, e) < 0)
+        if (hread(t, crc, &len, 1, e) < 0 || l2_grow(&b->kname, &cap, i + 1, sizeof *b->kname, e) < 0)
             return -1;
         char *k = b->kname[i];
         if (len == 0 || len >= L2_MAX_KNAME)
@@ -536,8 +516,8 @@ static int name_index(struct l2_bin_writer *w, uint32_t id, int add, uint32_t *t
     if (w->nnames == L2_BIN_MAX_TAGS - L2_NBUILTIN)
         return l2_fail(e, "more than %u policy names (the binary format's limit)", L2_BIN_MAX_TAGS - L2_NBUILTIN);
     uint32_t old = w->capfidx;
-    if (grow(&w->fidx, &w->capfidx, (uint64_t)id + 1, sizeof *w->fidx, e) < 0 ||
-        grow(&w->names, &w->capnames, (uint64_t)w->nnames + 1, sizeof *w->names, e) < 0)
+    if (l2_grow(&w->fidx, &w->capfidx, (uint64_t)id + 1, sizeof *w->fidx, e) < 0 ||
+        l2_grow(&w->names, &w->capnames, (uint64_t)w->nnames + 1, sizeof *w->names, e) < 0)
         return -1;
     memset(w->fidx + old, 0, (w->capfidx - old) * sizeof *w->fidx);
     w->names[w->nnames] = id;
@@ -557,7 +537,7 @@ static int kernel_index(struct l2_bin_writer *w, const char *name, uint32_t *idx
     if (bad_name(name, n, L2_MAX_KNAME - 1) || (n > 7 && memcmp(name, "stream=", 7) == 0))
         return l2_fail(e, "kernel name '%.40s' cannot be written (not one word of at most %u bytes)", name,
                        L2_MAX_KNAME - 1);
-    if (w->nkern == UINT32_MAX || grow(&w->kbyidx, &w->capkern, (uint64_t)w->nkern + 1, sizeof *w->kbyidx, e) < 0)
+    if (w->nkern == UINT32_MAX || l2_grow(&w->kbyidx, &w->capkern, (uint64_t)w->nkern + 1, sizeof *w->kbyidx, e) < 0)
         return l2_fail(e, "out of memory");
     k = calloc(1, sizeof *k);
     if (!k)
@@ -623,7 +603,7 @@ static int encode(struct l2_bin_writer *w, const struct l2_event *ev, uint64_t *
             return l2_fail(e, "bad policy");
         if (l2_policy_check(p, e) < 0 || name_index(w, ev->name, 1, &ti, e) < 0)
             return -1;
-        if (grow(&w->pol, &w->cappol, (uint64_t)w->npol + 1, sizeof *w->pol, e) < 0)
+        if (l2_grow(&w->pol, &w->cappol, (uint64_t)w->npol + 1, sizeof *w->pol, e) < 0)
             return -1;
         w->pol[w->npol] = *p;
         m = L2_REC_POLICY | (uint64_t)ti << 16;
@@ -635,7 +615,7 @@ static int encode(struct l2_bin_writer *w, const struct l2_event *ev, uint64_t *
             return l2_fail(e, "bad window");
         if (check_stream_out(ev->stream, e) < 0 || l2_window_check(&ev->win, e) < 0)
             return -1;
-        if (grow(&w->win, &w->capwin, (uint64_t)w->nwin + 1, sizeof *w->win, e) < 0)
+        if (l2_grow(&w->win, &w->capwin, (uint64_t)w->nwin + 1, sizeof *w->win, e) < 0)
             return -1;
         w->win[w->nwin] = ev->win;
         m = L2_REC_WINDOW | (uint64_t)ev->stream << 32;

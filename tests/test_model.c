@@ -119,6 +119,9 @@ START_TEST(stripe_consecutive_sets)
     l2_err e;
     l2_config_defaults(&cfg); /* 50 MiB, 2 partitions, 12800 sets each */
     ck_assert_msg(l2_config_set(&cfg, "set_hash=stripe", &e) == 0, "%s", e.msg);
+    ck_assert_msg(l2_config_set(&cfg, "hash_chunk=3MiB", &e) == 0, "%s", e.msg);
+    ck_assert_int_eq(l2_config_check(&cfg, &e), -1); /* runs are a power of two */
+    ASSERT_CONTAINS(e.msg, "hash_chunk = 3145728 is not a power of two");
     ck_assert_msg(l2_config_set(&cfg, "hash_chunk=16MiB", &e) == 0, "%s", e.msg);
     ck_assert_msg(l2_init(&l, &cfg, &e) == 0, "%s", e.msg);
     /* within a 16 MiB run consecutive lines take consecutive sets, so a
