@@ -169,16 +169,17 @@ static int sim_access(struct l2_sim *s, const struct l2_event *ev, l2_err *e)
     unsigned seen = 0;
     int unspec = 0;
     struct l2_counters acc = {0};
-    unsigned home[L2_MAX_ACCESS / 32 + 1];
+    unsigned home[L2_MAX_ACCESS / 32 + 1], near[L2_MAX_ACCESS / 32 + 1];
     uint32_t set[L2_MAX_ACCESS / 32 + 1];
 
     /* Locate every line and start fetching its sets, so the misses overlap. */
     for (unsigned i = 0; i < nlines; i++) {
         l2_locate(&s->l2, first + i, &home[i], &set[i]);
+        near[i] = l2_near(&s->l2, ev->sm, home[i]);
         if (s->lanes > 1 && set[i] % s->lanes != s->lane)
             continue;
         l2_cache_prefetch(&s->l2.part[home[i]], set[i]);
-        l2_cache_prefetch(&s->l2.part[l2_near(&s->l2, ev->sm, home[i])], set[i]);
+        l2_cache_prefetch(&s->l2.part[near[i]], set[i]);
         l2_timing_prefetch(&s->tm, home[i], set[i]);
     }
     /* With several lanes, this lane simulates the sets it owns and counts
@@ -209,8 +210,8 @@ static int sim_access(struct l2_sim *s, const struct l2_event *ev, l2_err *e)
             continue;
         struct l2_outcome o;
         l2_access_at(&s->l2, op, prio, line, home[i], set[i], mask, ev->sm, &o);
-        unsigned merged = l2_timing_line(&s->tm, &k->time, &ta, op, prio, line, home[i],
-                                         l2_near(&s->l2, ev->sm, home[i]), set[i], mask, &o);
+        unsigned merged =
+            l2_timing_line(&s->tm, &k->time, &ta, op, prio, line, home[i], near[i], set[i], mask, &o);
         if (op == OP_APPLY || op == OP_DISCARD)
             continue;
         unsigned sectors = (unsigned)l2_popcount8(mask);
