@@ -5,8 +5,8 @@
  * Notes (modelling assumptions):
  *  - Lines are tracked by line address (byte address >> line shift); a way
  *    holds a line tag, a valid-sector mask, a dirty-sector mask, a priority
- *    class and a last-use stamp.  All arrays are allocated once (sets x
- *    ways, structure of arrays); nothing is allocated per access.
+ *    class and a last-use stamp.  All arrays are allocated once; nothing is
+ *    allocated per access.
  *  - Priority classes: FIRST (evict_first), NORMAL, LAST (evict_last).
  *  - Victim choice in a full set: an invalid way if any; else, once the
  *    set holds first_ways FIRST lines, the least recently used FIRST line
@@ -19,31 +19,48 @@
  *  - Every lookup that finds the line makes it the most recently used.
  *  - The cache itself knows nothing of DRAM: callers read the evicted
  *    line's dirty mask before installing a new one.
+ *
+ * Layout (for speed; the model does not depend on it): each set is one
+ * block of whole 64-byte host cache lines, a structure of arrays over its
+ * ways (padded to a multiple of 4): the low 32 bits of every tag (one
+ * host line for 16 ways, searched 4 ways per instruction), the stamps,
+ * the high 32 bits of the tags, the valid and dirty masks, then bit masks
+ * of the set's occupied, FIRST and LAST ways.  A way is named by its slot,
+ * set << L2_WAY_BITS | way.
  */
 #ifndef L2SIM_CACHE_H
 #define L2SIM_CACHE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "common.h"
 
+#if defined(__SSE2__) && !defined(L2SIM_NO_SIMD)
+#include <emmintrin.h>
+#define L2_CACHE_SSE2 1
+#endif
+
 enum l2_class { CLS_FIRST, CLS_NORMAL, CLS_LAST, L2_NCLASS };
 
 #define L2_TAG_NONE UINT64_MAX
+#define L2_WAY_BITS 5 /* ways <= 32 */
+#define L2_STAMP_LIMIT (UINT32_C(1) << 31) /* stamps stay below: renumbered when the clock reaches it */
 
-/* One way of a set: 16 bytes, so a 16-way set is 256 contiguous bytes. */
-struct l2_way {
-    uint64_t tag;   /* line address; L2_TAG_NONE when the way is empty */
-    uint32_t stamp; /* last use (see l2_cache_tick) */
-    uint8_t valid;  /* valid sectors */
-    uint8_t dirty;  /* dirty sectors */
-    uint8_t cls;    /* enum l2_class */
-    uint8_t pad;
+/* The bit masks that end a set's block. */
+struct l2_set_meta {
+    uint32_t occ;   /* ways holding a line */
+    uint32_t first; /* ... of class FIRST */
+    uint32_t last;  /* ... of class LAST (the rest are NORMAL) */
 };
 
 struct l2_cache {
     uint32_t sets, ways;
-    struct l2_way *w; /* sets x ways, set-major; slot = set * ways + way */
+    uint32_t wpad;      /* ways rounded up to a multiple of 4 */
+    uint32_t all;       /* mask of the ways */
+    size_t set_bytes;   /* one set's block */
+    size_t off_stamp, off_hi, off_valid, off_dirty, off_meta; /* offsets in a block; low tags at 0 */
+    unsigned char *mem; /* sets x set_bytes, 64-byte aligned */
     uint32_t clock;
     uint32_t quota;      /* LAST ways per set protected from normal victims */
     uint32_t first_ways; /* FIRST lines a set holds before they are its first victims */
@@ -54,64 +71,152 @@ int l2_cache_init(struct l2_cache *c, uint32_t sets, uint32_t ways, l2_err *e);
 void l2_cache_free(struct l2_cache *c);
 /* Empties every way. */
 void l2_cache_clear(struct l2_cache *c);
-/* Slot (set * ways + way) of the victim for a fill into `set`. */
+/* Slot of the victim for a fill into `set`. */
 uint64_t l2_cache_victim(const struct l2_cache *c, uint32_t set);
 /* Demotes every LAST line to NORMAL (cudaCtxResetPersistingL2Cache). */
 void l2_cache_demote_all(struct l2_cache *c);
 
-/* Renumbers every set's stamps 1..ways in recency order (clock wrap). */
+/* Renumbers every set's stamps 1..ways in recency order (clock limit). */
 void l2_cache_renumber(struct l2_cache *c);
 
-/* Next stamp; stamps are 32-bit and renumbered when the clock wraps. */
+/* ---- slots and the arrays of a set ---- */
+
+static inline uint64_t l2_slot(uint32_t set, unsigned way)
+{
+    return (uint64_t)set << L2_WAY_BITS | way;
+}
+
+static inline unsigned char *l2_set_block(const struct l2_cache *c, uint64_t slot)
+{
+    return c->mem + (size_t)(slot >> L2_WAY_BITS) * c->set_bytes;
+}
+
+static inline struct l2_set_meta *l2_set_meta_of(const struct l2_cache *c, uint64_t slot)
+{
+    return (struct l2_set_meta *)(void *)(l2_set_block(c, slot) + c->off_meta);
+}
+
+static inline uint8_t *l2_cache_valid(const struct l2_cache *c, uint64_t slot)
+{
+    return l2_set_block(c, slot) + c->off_valid + (slot & ((1u << L2_WAY_BITS) - 1));
+}
+
+static inline uint8_t *l2_cache_dirty(const struct l2_cache *c, uint64_t slot)
+{
+    return l2_set_block(c, slot) + c->off_dirty + (slot & ((1u << L2_WAY_BITS) - 1));
+}
+
+static inline uint32_t *l2_cache_stamp(const struct l2_cache *c, uint64_t slot)
+{
+    return (uint32_t *)(void *)(l2_set_block(c, slot) + c->off_stamp) + (slot & ((1u << L2_WAY_BITS) - 1));
+}
+
+/* Line held by a slot, L2_TAG_NONE when the way is empty. */
+static inline uint64_t l2_cache_tag(const struct l2_cache *c, uint64_t slot)
+{
+    const unsigned char *b = l2_set_block(c, slot);
+    unsigned w = (unsigned)(slot & ((1u << L2_WAY_BITS) - 1));
+    if (!((l2_set_meta_of(c, slot)->occ >> w) & 1))
+        return L2_TAG_NONE;
+    const uint32_t *lo = (const uint32_t *)(const void *)b, *hi = (const uint32_t *)(const void *)(b + c->off_hi);
+    return (uint64_t)hi[w] << 32 | lo[w];
+}
+
+static inline enum l2_class l2_cache_cls(const struct l2_cache *c, uint64_t slot)
+{
+    const struct l2_set_meta *m = l2_set_meta_of(c, slot);
+    unsigned w = (unsigned)(slot & ((1u << L2_WAY_BITS) - 1));
+    return (m->first >> w) & 1 ? CLS_FIRST : (m->last >> w) & 1 ? CLS_LAST : CLS_NORMAL;
+}
+
+static inline void l2_cache_set_cls(const struct l2_cache *c, uint64_t slot, enum l2_class cls)
+{
+    struct l2_set_meta *m = l2_set_meta_of(c, slot);
+    uint32_t bit = UINT32_C(1) << (slot & ((1u << L2_WAY_BITS) - 1));
+    m->first = (m->first & ~bit) | (cls == CLS_FIRST ? bit : 0);
+    m->last = (m->last & ~bit) | (cls == CLS_LAST ? bit : 0);
+}
+
+/* ---- the per-access operations ---- */
+
+/* Next stamp; renumbers every set when the clock reaches L2_STAMP_LIMIT. */
 static inline uint32_t l2_cache_tick(struct l2_cache *c)
 {
-    if (__builtin_expect(++c->clock == 0, 0))
+    if (__builtin_expect(++c->clock == L2_STAMP_LIMIT, 0))
         l2_cache_renumber(c);
     return c->clock;
 }
 
-/* Hints the CPU to fetch a set's ways. */
+/* Hints the CPU to fetch a set's block. */
 static inline void l2_cache_prefetch(const struct l2_cache *c, uint32_t set)
 {
-    const char *p = (const char *)(c->w + (uint64_t)set * c->ways);
-    size_t n = c->ways * sizeof *c->w;
-    for (size_t o = 0; o < n; o += 64)
+    const unsigned char *p = c->mem + (size_t)set * c->set_bytes;
+    for (size_t o = 0; o < c->set_bytes; o += 64)
         __builtin_prefetch(p + o);
+}
+
+/* Ways of a set whose low tag word is `key`. */
+static inline uint32_t l2_cache_match_lo(const struct l2_cache *c, const unsigned char *b, uint32_t key)
+{
+    uint32_t m = 0;
+#ifdef L2_CACHE_SSE2
+    const __m128i k = _mm_set1_epi32((int)key);
+    for (uint32_t w = 0; w < c->wpad; w += 4) {
+        __m128i v = _mm_load_si128((const __m128i *)(const void *)(b + 4 * w));
+        m |= (uint32_t)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(v, k))) << w;
+    }
+#else
+    const uint32_t *lo = (const uint32_t *)(const void *)b;
+    for (uint32_t w = 0; w < c->wpad; w++)
+        m |= (uint32_t)(lo[w] == key) << w;
+#endif
+    return m;
 }
 
 /* Slot holding line `tag` in `set`, or -1. */
 static inline int64_t l2_cache_find(const struct l2_cache *c, uint32_t set, uint64_t tag)
 {
-    const struct l2_way *t = c->w + (uint64_t)set * c->ways;
-    for (uint32_t w = 0; w < c->ways; w++)
-        if (t[w].tag == tag)
-            return (int64_t)set * c->ways + w;
+    const unsigned char *b = c->mem + (size_t)set * c->set_bytes;
+    const struct l2_set_meta *meta = (const struct l2_set_meta *)(const void *)(b + c->off_meta);
+    uint32_t m = l2_cache_match_lo(c, b, (uint32_t)tag) & meta->occ;
+    const uint32_t *hi = (const uint32_t *)(const void *)(b + c->off_hi);
+    while (m) {
+        unsigned w = (unsigned)__builtin_ctz(m);
+        if (hi[w] == (uint32_t)(tag >> 32))
+            return (int64_t)l2_slot(set, w);
+        m &= m - 1;
+    }
     return -1;
 }
 
 static inline void l2_cache_touch(struct l2_cache *c, uint64_t slot)
 {
-    c->w[slot].stamp = l2_cache_tick(c);
+    *l2_cache_stamp(c, slot) = l2_cache_tick(c);
 }
 
 /* Installs `tag` in `slot` (already chosen and written back), empty. */
 static inline void l2_cache_install(struct l2_cache *c, uint64_t slot, uint64_t tag, enum l2_class cls)
 {
-    struct l2_way *w = &c->w[slot];
-    w->tag = tag;
-    w->valid = 0;
-    w->dirty = 0;
-    w->cls = (uint8_t)cls;
-    w->stamp = l2_cache_tick(c);
+    unsigned char *b = l2_set_block(c, slot);
+    unsigned w = (unsigned)(slot & ((1u << L2_WAY_BITS) - 1));
+    ((uint32_t *)(void *)b)[w] = (uint32_t)tag;
+    ((uint32_t *)(void *)(b + c->off_hi))[w] = (uint32_t)(tag >> 32);
+    b[c->off_valid + w] = 0;
+    b[c->off_dirty + w] = 0;
+    l2_set_meta_of(c, slot)->occ |= UINT32_C(1) << w;
+    l2_cache_set_cls(c, slot, cls);
+    *l2_cache_stamp(c, slot) = l2_cache_tick(c);
 }
 
 static inline void l2_cache_drop(struct l2_cache *c, uint64_t slot)
 {
-    struct l2_way *w = &c->w[slot];
-    w->tag = L2_TAG_NONE;
-    w->valid = 0;
-    w->dirty = 0;
-    w->cls = CLS_NORMAL;
+    struct l2_set_meta *m = l2_set_meta_of(c, slot);
+    uint32_t bit = UINT32_C(1) << (slot & ((1u << L2_WAY_BITS) - 1));
+    m->occ &= ~bit;
+    m->first &= ~bit;
+    m->last &= ~bit;
+    *l2_cache_valid(c, slot) = 0;
+    *l2_cache_dirty(c, slot) = 0;
 }
 
 #endif

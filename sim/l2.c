@@ -131,13 +131,13 @@ static inline void hit_class(struct l2_cache *c, uint64_t slot, enum l2_prio pri
 {
     switch (prio) {
     case PRIO_EVICT_FIRST:
-        c->w[slot].cls = CLS_FIRST;
+        l2_cache_set_cls(c, slot, CLS_FIRST);
         break;
     case PRIO_EVICT_NORMAL:
-        c->w[slot].cls = CLS_NORMAL;
+        l2_cache_set_cls(c, slot, CLS_NORMAL);
         break;
     case PRIO_EVICT_LAST:
-        c->w[slot].cls = copy ? CLS_NORMAL : CLS_LAST;
+        l2_cache_set_cls(c, slot, copy ? CLS_NORMAL : CLS_LAST);
         break;
     default:
         break;
@@ -149,8 +149,7 @@ static inline uint64_t fill_line(struct l2 *l, struct l2_cache *c, uint32_t set,
                                  struct l2_outcome *out)
 {
     uint64_t slot = l2_cache_victim(c, set);
-    if (c->w[slot].tag != L2_TAG_NONE)
-        out->dram_wr += (uint32_t)l2_popcount8(c->w[slot].dirty) << l->sector_shift;
+    out->dram_wr += (uint32_t)l2_popcount8(*l2_cache_dirty(c, slot)) << l->sector_shift; /* 0 when empty */
     l2_cache_install(c, slot, tag, cls);
     return slot;
 }
@@ -162,7 +161,7 @@ static inline uint8_t home_read(struct l2 *l, struct l2_cache *c, uint32_t set, 
     int64_t s = l2_cache_find(c, set, line);
     uint8_t have = 0;
     if (s >= 0) {
-        have = c->w[s].valid & need;
+        have = *l2_cache_valid(c, (uint64_t)s) & need;
         l2_cache_touch(c, (uint64_t)s);
         hit_class(c, (uint64_t)s, prio, 0);
     }
@@ -174,7 +173,7 @@ static inline uint8_t home_read(struct l2 *l, struct l2_cache *c, uint32_t set, 
         if (prio != PRIO_NO_ALLOCATE) {
             if (s < 0)
                 s = (int64_t)fill_line(l, c, set, line, (enum l2_class)class_of_prio_fill[prio], out);
-            c->w[s].valid |= miss;
+            *l2_cache_valid(c, (uint64_t)s) |= miss;
         }
     }
     return have;
@@ -207,7 +206,7 @@ void l2_access_at(struct l2 *l, enum l2_op op, enum l2_prio prio, uint64_t line,
         int64_t s = l2_cache_find(nc, set, line);
         uint8_t have = 0;
         if (s >= 0) {
-            have = nc->w[s].valid & mask;
+            have = *l2_cache_valid(nc, (uint64_t)s) & mask;
             if (have) {
                 l2_cache_touch(nc, (uint64_t)s);
                 hit_class(nc, (uint64_t)s, prio, 1);
@@ -227,7 +226,7 @@ void l2_access_at(struct l2 *l, enum l2_op op, enum l2_prio prio, uint64_t line,
         if (op == OP_READ && l->cfg.far_copy && prio != PRIO_NO_ALLOCATE) {
             if (s < 0)
                 s = (int64_t)fill_line(l, nc, set, line, prio == PRIO_EVICT_FIRST ? CLS_FIRST : CLS_NORMAL, out);
-            nc->w[s].valid |= need;
+            *l2_cache_valid(nc, (uint64_t)s) |= need;
         }
         return;
     }
@@ -238,7 +237,7 @@ void l2_access_at(struct l2 *l, enum l2_op op, enum l2_prio prio, uint64_t line,
             prio = PRIO_EVICT_NORMAL;
         int64_t s = l2_cache_find(hc, set, line);
         if (s >= 0) {
-            out->hit = hc->w[s].valid & mask;
+            out->hit = *l2_cache_valid(hc, (uint64_t)s) & mask;
             l2_cache_touch(hc, (uint64_t)s);
             hit_class(hc, (uint64_t)s, prio, 0);
         } else {
@@ -249,8 +248,8 @@ void l2_access_at(struct l2 *l, enum l2_op op, enum l2_prio prio, uint64_t line,
                 s = (int64_t)fill_line(l, hc, set, line, (enum l2_class)class_of_prio_fill[prio], out);
         }
         if (s >= 0) {
-            hc->w[s].valid |= mask;
-            hc->w[s].dirty |= mask;
+            *l2_cache_valid(hc, (uint64_t)s) |= mask;
+            *l2_cache_dirty(hc, (uint64_t)s) |= mask;
         }
         if (near == home)
             out->near_hit = out->hit;
@@ -272,8 +271,8 @@ void l2_access_at(struct l2 *l, enum l2_op op, enum l2_prio prio, uint64_t line,
             if (slot >= 0) {
                 if (op == OP_DISCARD)
                     l2_cache_drop(c, (uint64_t)slot);
-                else if (c->w[slot].cls == CLS_LAST)
-                    c->w[slot].cls = CLS_NORMAL;
+                else if (l2_cache_cls(c, (uint64_t)slot) == CLS_LAST)
+                    l2_cache_set_cls(c, (uint64_t)slot, CLS_NORMAL);
             }
             if (near == home)
                 break;

@@ -32,7 +32,7 @@ static uint64_t fill(uint64_t tag, enum l2_class cls)
 /* Tag that the next fill would evict (L2_TAG_NONE for an empty way). */
 static uint64_t victim_tag(void)
 {
-    return c.w[l2_cache_victim(&c, 0)].tag;
+    return l2_cache_tag(&c, l2_cache_victim(&c, 0));
 }
 
 static void touch(uint64_t tag)
@@ -47,9 +47,9 @@ START_TEST(init_empty)
     ck_assert_uint_eq(c.sets, 1);
     ck_assert_uint_eq(c.ways, 4);
     for (unsigned w = 0; w < 4; w++) {
-        ck_assert_uint_eq(c.w[w].tag, L2_TAG_NONE);
-        ck_assert_uint_eq(c.w[w].valid, 0);
-        ck_assert_uint_eq(c.w[w].dirty, 0);
+        ck_assert_uint_eq(l2_cache_tag(&c, w), L2_TAG_NONE);
+        ck_assert_uint_eq(*l2_cache_valid(&c, w), 0);
+        ck_assert_uint_eq(*l2_cache_dirty(&c, w), 0);
     }
     ck_assert_int_eq(l2_cache_find(&c, 0, 0), -1);
 }
@@ -89,7 +89,7 @@ START_TEST(first_before_older_normal)
     ck_assert_int_ge(l2_cache_find(&c, 0, 2), 0);
     ck_assert_int_ge(l2_cache_find(&c, 0, 3), 0);
     /* among FIRST lines, the least recently used */
-    c.w[1].cls = CLS_FIRST; /* line 2, older than line 109 */
+    l2_cache_set_cls(&c, 1, CLS_FIRST); /* line 2, older than line 109 */
     ck_assert_uint_eq(victim_tag(), 2);
     touch(2);
     ck_assert_uint_eq(victim_tag(), 109);
@@ -183,7 +183,7 @@ START_TEST(all_last_beyond_quota)
     fill(3, CLS_LAST);
     fill(4, CLS_FIRST);
     ck_assert_uint_eq(victim_tag(), 4);
-    c.w[3].cls = CLS_LAST;
+    l2_cache_set_cls(&c, 3, CLS_LAST);
     touch(1);
     ck_assert_uint_eq(victim_tag(), 2);
 }
@@ -196,12 +196,12 @@ START_TEST(demote_all)
     fill(2, CLS_LAST);
     fill(3, CLS_FIRST);
     fill(4, CLS_NORMAL);
-    c.w[2].cls = CLS_NORMAL; /* line 3 is normal now */
+    l2_cache_set_cls(&c, 2, CLS_NORMAL); /* line 3 is normal now */
     /* within quota: the NORMAL lines go first (3 then 4) */
     ck_assert_uint_eq(victim_tag(), 3);
     l2_cache_demote_all(&c);
     for (unsigned w = 0; w < 4; w++)
-        ck_assert_uint_ne(c.w[w].cls, CLS_LAST);
+        ck_assert_uint_ne(l2_cache_cls(&c, w), CLS_LAST);
     /* all normal now: plain LRU, line 1 first */
     ck_assert_uint_eq(victim_tag(), 1);
     /* FIRST lines are not touched by the demotion */
@@ -209,8 +209,8 @@ START_TEST(demote_all)
     fill(1, CLS_FIRST);
     fill(2, CLS_LAST);
     l2_cache_demote_all(&c);
-    ck_assert_uint_eq(c.w[l2_cache_find(&c, 0, 1)].cls, CLS_FIRST);
-    ck_assert_uint_eq(c.w[l2_cache_find(&c, 0, 2)].cls, CLS_NORMAL);
+    ck_assert_uint_eq(l2_cache_cls(&c, l2_cache_find(&c, 0, 1)), CLS_FIRST);
+    ck_assert_uint_eq(l2_cache_cls(&c, l2_cache_find(&c, 0, 2)), CLS_NORMAL);
 }
 END_TEST
 
@@ -219,16 +219,115 @@ START_TEST(sets_are_independent)
     struct l2_cache d;
     l2_err e;
     ck_assert_int_eq(l2_cache_init(&d, 4, 2, &e), 0);
-    l2_cache_install(&d, 2 * 2 + 0, 7, CLS_NORMAL);
-    ck_assert_int_eq(l2_cache_find(&d, 2, 7), 4);
+    l2_cache_install(&d, l2_slot(2, 0), 7, CLS_NORMAL);
+    ck_assert_int_eq(l2_cache_find(&d, 2, 7), (int64_t)l2_slot(2, 0));
     ck_assert_int_eq(l2_cache_find(&d, 1, 7), -1);
-    ck_assert_uint_eq(l2_cache_victim(&d, 2), 5);
-    ck_assert_uint_eq(l2_cache_victim(&d, 3), 6);
-    l2_cache_install(&d, 5, 8, CLS_NORMAL);
-    ck_assert_uint_eq(l2_cache_victim(&d, 2), 4);
+    ck_assert_uint_eq(l2_cache_victim(&d, 2), l2_slot(2, 1));
+    ck_assert_uint_eq(l2_cache_victim(&d, 3), l2_slot(3, 0));
+    l2_cache_install(&d, l2_slot(2, 1), 8, CLS_NORMAL);
+    ck_assert_uint_eq(l2_cache_victim(&d, 2), l2_slot(2, 0));
     l2_cache_clear(&d);
     ck_assert_int_eq(l2_cache_find(&d, 2, 7), -1);
     l2_cache_free(&d);
+}
+END_TEST
+
+/* A plain model of the rules in cache.h, way by way, to check the packed
+ * layout against: tags, a 64-bit recency counter that never wraps, classes. */
+struct ref_cache {
+    uint32_t ways, quota, first_ways, first_frac;
+    uint64_t tag[3][32], use[3][32], clock;
+    enum l2_class cls[3][32];
+};
+
+static unsigned ref_victim(const struct ref_cache *r, uint32_t set)
+{
+    unsigned n[L2_NCLASS] = {0, 0, 0};
+    for (unsigned w = 0; w < r->ways; w++) {
+        if (r->tag[set][w] == L2_TAG_NONE)
+            return w;
+        n[r->cls[set][w]]++;
+    }
+    unsigned cap = r->first_ways + (((set * 0x9e3779b9u) >> 16) < r->first_frac);
+    unsigned rank[L2_NCLASS] = {n[CLS_FIRST] && n[CLS_FIRST] >= cap ? 0 : 1, 1, n[CLS_LAST] > r->quota ? 1 : 2};
+    unsigned best = 0;
+    for (unsigned w = 1; w < r->ways; w++) {
+        unsigned a = rank[r->cls[set][w]], b = rank[r->cls[set][best]];
+        if (a < b || (a == b && r->use[set][w] < r->use[set][best]))
+            best = w;
+    }
+    return best;
+}
+
+/* Random operations on 3 sets, compared with the plain model after each:
+ * lines share their low 32 bits in pairs, the stamps pass their limit
+ * (renumbering) several times, and the associativity is not a multiple
+ * of 4 or is the largest allowed. */
+static void differential(uint32_t ways)
+{
+    struct l2_cache d;
+    struct ref_cache r = {.ways = ways};
+    l2_err e;
+    uint64_t x = 12345 + ways;
+    ck_assert_int_eq(l2_cache_init(&d, 3, ways, &e), 0);
+    for (unsigned s = 0; s < 3; s++)
+        for (unsigned w = 0; w < 32; w++)
+            r.tag[s][w] = L2_TAG_NONE;
+    for (unsigned step = 0; step < 40000; step++) {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        uint32_t set = (uint32_t)(x >> 60) % 3, op = (uint32_t)(x >> 56) & 15;
+        uint64_t tag = ((x >> 40) & 31) | ((x >> 39) & 1) << 33; /* 64 lines: pairs equal in the low word */
+        if (step % 5000 == 0) {
+            d.quota = r.quota = (uint32_t)(x >> 20) % (ways + 1);
+            d.first_ways = r.first_ways = (uint32_t)(x >> 25) % 4;
+            d.first_frac = r.first_frac = (uint32_t)(x >> 30) & 0xffff;
+            d.clock = L2_STAMP_LIMIT - 1 - (uint32_t)(x >> 10) % 64; /* renumbers soon */
+        }
+        int64_t got = l2_cache_find(&d, set, tag);
+        int want = -1;
+        for (unsigned w = 0; w < ways; w++)
+            if (r.tag[set][w] == tag)
+                want = (int)w;
+        ck_assert_int_eq(got, want < 0 ? -1 : (int64_t)l2_slot(set, (unsigned)want));
+        ck_assert_uint_eq(l2_cache_victim(&d, set), l2_slot(set, ref_victim(&r, set)));
+        enum l2_class cls = (enum l2_class)((x >> 8) % L2_NCLASS);
+        if (want >= 0 && op < 8) {
+            l2_cache_touch(&d, (uint64_t)got);
+            r.use[set][want] = ++r.clock;
+            if (op < 4) {
+                l2_cache_set_cls(&d, (uint64_t)got, cls);
+                r.cls[set][want] = cls;
+            }
+        } else if (want >= 0 && op < 10) {
+            l2_cache_drop(&d, (uint64_t)got);
+            r.tag[set][want] = L2_TAG_NONE;
+        } else if (want < 0 && op < 14) {
+            uint64_t v = l2_cache_victim(&d, set);
+            l2_cache_install(&d, v, tag, cls);
+            unsigned w = (unsigned)(v & 31);
+            r.tag[set][w] = tag;
+            r.cls[set][w] = cls;
+            r.use[set][w] = ++r.clock;
+        } else if (op == 15 && (x & 0xff) == 0) {
+            l2_cache_demote_all(&d);
+            for (unsigned s = 0; s < 3; s++)
+                for (unsigned w = 0; w < ways; w++)
+                    if (r.cls[s][w] == CLS_LAST)
+                        r.cls[s][w] = CLS_NORMAL;
+        }
+        if (want >= 0)
+            ck_assert_uint_eq(l2_cache_cls(&d, (uint64_t)got), r.tag[set][want] == L2_TAG_NONE ? CLS_NORMAL
+                                                                                    : r.cls[set][want]);
+        ck_assert_uint_lt(d.clock, L2_STAMP_LIMIT);
+    }
+    l2_cache_free(&d);
+}
+
+START_TEST(matches_plain_model)
+{
+    differential(16);
+    differential(7);
+    differential(32);
 }
 END_TEST
 
@@ -246,6 +345,7 @@ Suite *cache_suite(void)
     tcase_add_test(tc, all_last_beyond_quota);
     tcase_add_test(tc, demote_all);
     tcase_add_test(tc, sets_are_independent);
+    tcase_add_test(tc, matches_plain_model);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -99,7 +99,7 @@ START_TEST(first_ways_fraction)
             l2_cache_install(p, l2_cache_victim(p, s), 200 + t, CLS_FIRST);
         unsigned nf = 0;
         for (uint32_t w = 0; w < 4; w++)
-            nf += p->w[s * 4 + w].cls == CLS_FIRST;
+            nf += l2_cache_cls(p, l2_slot(s, w)) == CLS_FIRST;
         ck_assert_uint_ge(nf, 1);
         ck_assert_uint_le(nf, 2);
         two += nf == 2;
@@ -172,12 +172,12 @@ START_TEST(evict_first_store_is_normal)
     l2_access(&l, OP_WRITE, PRIO_EVICT_FIRST, 1, 0xf, -1, &o);
     int64_t s = l2_cache_find(&l.part[0], 0, 1);
     ck_assert_int_ge(s, 0);
-    ck_assert_uint_eq(l.part[0].w[s].cls, CLS_NORMAL);
-    ck_assert_uint_eq(l.part[0].w[s].dirty, 0xf);
+    ck_assert_uint_eq(l2_cache_cls(&l.part[0], (uint64_t)s), CLS_NORMAL);
+    ck_assert_uint_eq(*l2_cache_dirty(&l.part[0], (uint64_t)s), 0xf);
     /* an evict_first load of the same line does make it evict-first */
     l2_access(&l, OP_READ, PRIO_EVICT_FIRST, 1, 0xf, -1, &o);
     ck_assert_uint_eq(o.hit, 0xf);
-    ck_assert_uint_eq(l.part[0].w[s].cls, CLS_FIRST);
+    ck_assert_uint_eq(l2_cache_cls(&l.part[0], (uint64_t)s), CLS_FIRST);
     l2_free(&l);
 }
 END_TEST

@@ -183,7 +183,7 @@ START_TEST(per_priority_and_tag)
     l2_locate(&r.sim.l2, 0x40000 >> 7, &home, &set);
     int64_t slot = l2_cache_find(&r.sim.l2.part[home], set, 0x40000 >> 7);
     ck_assert_int_ge(slot, 0);
-    ck_assert_uint_eq(r.sim.l2.part[home].w[slot].cls, CLS_LAST);
+    ck_assert_uint_eq(l2_cache_cls(&r.sim.l2.part[home], (uint64_t)slot), CLS_LAST);
     run_end(&r);
 }
 END_TEST
