@@ -22,7 +22,7 @@ int l2_cache_init(struct l2_cache *c, uint32_t sets, uint32_t ways, l2_err *e)
     c->off_dirty = 13 * (size_t)c->wpad;
     c->off_meta = 14 * (size_t)c->wpad; /* a multiple of 8 */
     c->set_bytes = (c->off_meta + sizeof(struct l2_set_meta) + 63) / 64 * 64;
-    c->mem = aligned_alloc(64, (size_t)sets * c->set_bytes);
+    c->mem = l2_alloc_table((size_t)sets * c->set_bytes);
     if (!c->mem)
         return l2_fail(e, "out of memory for a %u x %u tag array", sets, ways);
     l2_cache_clear(c);
@@ -57,6 +57,42 @@ void l2_cache_renumber(struct l2_cache *c)
     c->clock = c->ways + 1;
 }
 
+/* The way of the oldest stamp among the ways `cand` (not 0).  Stamps are
+ * unique within a set and below 2^31, so signed comparisons order them. */
+static inline unsigned l2_cache_lru(const struct l2_cache *c, const uint32_t *st, uint32_t cand)
+{
+#ifdef L2_CACHE_SSE2
+    const __m128i bit = _mm_set_epi32(8, 4, 2, 1), top = _mm_set1_epi32(INT32_MAX);
+    __m128i best = top;
+    for (uint32_t w = 0; w < c->wpad; w += 4) {
+        __m128i v = _mm_load_si128((const __m128i *)(const void *)(st + w));
+        __m128i in = _mm_cmpeq_epi32(_mm_and_si128(_mm_set1_epi32((int)(cand >> w)), bit), bit);
+        v = _mm_or_si128(_mm_and_si128(in, v), _mm_andnot_si128(in, top));
+        __m128i lt = _mm_cmplt_epi32(v, best);
+        best = _mm_or_si128(_mm_and_si128(lt, v), _mm_andnot_si128(lt, best));
+    }
+    __m128i sh = _mm_shuffle_epi32(best, _MM_SHUFFLE(1, 0, 3, 2));
+    __m128i lt = _mm_cmplt_epi32(sh, best);
+    best = _mm_or_si128(_mm_and_si128(lt, sh), _mm_andnot_si128(lt, best));
+    sh = _mm_shuffle_epi32(best, _MM_SHUFFLE(2, 3, 0, 1));
+    lt = _mm_cmplt_epi32(sh, best);
+    best = _mm_or_si128(_mm_and_si128(lt, sh), _mm_andnot_si128(lt, best));
+    uint32_t m = 0;
+    for (uint32_t w = 0; w < c->wpad; w += 4) {
+        __m128i v = _mm_load_si128((const __m128i *)(const void *)(st + w));
+        m |= (uint32_t)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(v, best))) << w;
+    }
+    return (unsigned)__builtin_ctz(m & cand);
+#else
+    uint64_t best = UINT64_MAX;
+    for (uint32_t w = 0; w < c->ways; w++) {
+        uint64_t key = (uint64_t)(~cand >> w & 1) << 37 | (uint64_t)st[w] << 5 | w;
+        best = key < best ? key : best;
+    }
+    return (unsigned)(best & 31);
+#endif
+}
+
 uint64_t l2_cache_victim(const struct l2_cache *c, uint32_t set)
 {
     const uint64_t base = l2_slot(set, 0);
@@ -69,20 +105,13 @@ uint64_t l2_cache_victim(const struct l2_cache *c, uint32_t set)
      * of them (one more in a first_frac share of the sets); below that
      * they age like normal lines (rank 1), and so do evict_last lines
      * beyond the quota; evict_last lines within the quota go last (2). */
-    uint32_t nfirst = (uint32_t)__builtin_popcount(m->first);
+    uint32_t nfirst = (uint32_t)l2_popcount32(m->first);
     uint32_t cap = c->first_ways + (((set * 0x9e3779b9u) >> 16) < c->first_frac);
-    uint32_t rank2 = (uint32_t)__builtin_popcount(m->last) > c->quota ? 0 : m->last;
+    uint32_t rank2 = (uint32_t)l2_popcount32(m->last) > c->quota ? 0 : m->last;
     uint32_t cand = nfirst && nfirst >= cap ? m->first : c->all & ~rank2;
     if (!cand)
         cand = rank2;
-    /* stamps are unique within a set and below 2^31 */
-    const uint32_t *st = l2_cache_stamp(c, base);
-    uint64_t best = UINT64_MAX;
-    for (uint32_t w = 0; w < c->ways; w++) {
-        uint64_t key = (uint64_t)(~cand >> w & 1) << 40 | (uint64_t)st[w] << 6 | w;
-        best = key < best ? key : best;
-    }
-    return base + (best & 63);
+    return base + l2_cache_lru(c, l2_cache_stamp(c, base), cand);
 }
 
 void l2_cache_demote_all(struct l2_cache *c)

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define L2_X_NAME(id, name) [id] = name,
 const char *const l2_prio_names[L2_NPRIO] = {L2_PRIO_LIST(L2_X_NAME)};
@@ -218,4 +219,20 @@ int l2_prio_parse(const char *s, size_t n, enum l2_prio *out, l2_err *e)
     return l2_fail(e, "unknown priority '%.*s' (expected evict_first, evict_last, evict_normal, "
                       "evict_unchanged, no_allocate, streaming, persisting, normal or global)",
                    (int)n, s);
+}
+
+void *l2_alloc_table(size_t bytes)
+{
+    const size_t huge = (size_t)2 << 20;
+    size_t align = bytes >= huge ? huge : 64;
+    size_t n = (bytes + align - 1) / align * align;
+    void *p = aligned_alloc(align, n ? n : align);
+    if (!p)
+        return NULL;
+#ifdef MADV_HUGEPAGE
+    if (align == huge)
+        (void)madvise(p, n, MADV_HUGEPAGE); /* a hint: without it the table works the same */
+#endif
+    memset(p, 0, n);
+    return p;
 }

@@ -83,4 +83,16 @@ static inline unsigned l2_popcount8(uint8_t m)
     return l2_popcount8_table[m];
 }
 
+static inline unsigned l2_popcount32(uint32_t m)
+{
+    m = m - ((m >> 1) & 0x55555555u);
+    m = (m & 0x33333333u) + ((m >> 2) & 0x33333333u);
+    return (((m + (m >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24;
+}
+
+/* Zeroed, 64-byte aligned memory for a large table that is read at random
+ * (free with free()).  From 2 MiB up it is aligned to 2 MiB and, where the
+ * kernel offers it, backed by huge pages: fewer TLB misses. */
+void *l2_alloc_table(size_t bytes);
+
 #endif
