@@ -110,15 +110,26 @@ void l2_reset_persisting(struct l2 *l)
 
 void l2_locate(const struct l2 *l, uint64_t line, unsigned *home, uint32_t *set)
 {
-    /* the home partition is hashed per line (low half of the hash) */
-    uint64_t h = l2_mix64(line ^ l->seed);
-    *home = (unsigned)(((h & 0xffffffffu) * l->nparts) >> 32);
-    if (l->cfg.set_hash == SETHASH_STRIPE)
-        /* consecutive lines take consecutive sets within a run of
-         * 2^chunk_shift lines from a hashed start */
-        *set = (uint32_t)((line + l2_mix64((line >> l->chunk_shift) ^ ~l->seed)) % l->sets);
-    else
-        *set = (uint32_t)(((unsigned __int128)h * l->sets) >> 64);
+    *home = l2_home(l, line);
+    l2_sets(l, line, 1, set);
+}
+
+void l2_sets(const struct l2 *l, uint64_t first, unsigned n, uint32_t *set)
+{
+    if (l->cfg.set_hash != SETHASH_STRIPE) {
+        for (unsigned i = 0; i < n; i++)
+            set[i] = (uint32_t)(((unsigned __int128)l2_mix64((first + i) ^ l->seed) * l->sets) >> 64);
+        return;
+    }
+    /* consecutive lines take consecutive sets within a run of
+     * 2^chunk_shift lines from a hashed start */
+    for (unsigned i = 0; i < n; i++) {
+        uint64_t line = first + i;
+        if (i == 0 || (line >> l->chunk_shift) != ((line - 1) >> l->chunk_shift))
+            set[i] = (uint32_t)((line + l2_mix64((line >> l->chunk_shift) ^ ~l->seed)) % l->sets);
+        else
+            set[i] = set[i - 1] + 1 == l->sets ? 0 : set[i - 1] + 1;
+    }
 }
 
 static const uint8_t class_of_prio_fill[L2_NPRIO] = {

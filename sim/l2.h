@@ -42,6 +42,7 @@
 
 #include "cache.h"
 #include "config.h"
+#include "policy.h"
 
 struct l2_outcome {
     uint8_t hit;       /* sectors found in L2 (near or home) */
@@ -87,6 +88,14 @@ void l2_access_at(struct l2 *l, enum l2_op op, enum l2_prio prio, uint64_t line,
 
 /* Home partition and set of a line. */
 void l2_locate(const struct l2 *l, uint64_t line, unsigned *home, uint32_t *set);
+/* Sets of the n consecutive lines from `first` (cheaper than n l2_locate). */
+void l2_sets(const struct l2 *l, uint64_t first, unsigned n, uint32_t *set);
+
+/* Home partition of a line: a seeded hash of it. */
+static inline unsigned l2_home(const struct l2 *l, uint64_t line)
+{
+    return (unsigned)(((l2_mix64(line ^ l->seed) & 0xffffffffu) * l->nparts) >> 32);
+}
 
 /* Near partition of an SM (-1: none, the home partition). */
 static inline unsigned l2_near(const struct l2 *l, int sm, unsigned home)

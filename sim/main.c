@@ -28,7 +28,8 @@
 #define MAX_VARIANTS 16
 #define MAX_SETS 64
 #define MAX_THREADS 64
-#define BATCH 4096 /* events decoded at a time and shared by the workers */
+#define BATCH 2048 /* events decoded at a time and shared by the workers */
+#define NBUF 8      /* batches in flight: workers may drift this far apart */
 
 static const char *prog = "l2sim";
 
@@ -389,9 +390,10 @@ static void progress_end(struct progress *p)
 /* Reads the trace once, feeding every variant. Returns records read or -1. */
 /*
  * The driver.  The calling thread reads and decodes the trace once, a
- * batch of events at a time, into one of two buffers; `nworkers` threads
- * each run their share of the simulators over the previous batch (every
- * simulator sees every event, in order).  Simulators are independent: the
+ * batch of events at a time, into a ring of NBUF buffers; `nworkers`
+ * threads each run their share of the simulators over the batches in
+ * order (every simulator sees every event, in order), so decoding
+ * overlaps simulation even with one worker.  Simulators are independent: the
  * variants of compare, or the lanes of run --threads (each simulating the
  * sets it owns).  A simulator's error stops the run; the one at the
  * earliest record is reported.
@@ -404,13 +406,13 @@ struct batch {
 struct driver {
     struct l2_sim **sims;
     unsigned nsims, nworkers;
-    struct batch buf[2];
+    struct batch buf[NBUF];
     pthread_mutex_t mu;
     pthread_cond_t cv;
     uint64_t posted;            /* batches handed out */
     uint64_t done[MAX_THREADS]; /* batches each worker has finished */
     int stop;          /* no more batches */
-    uint64_t base[2];  /* record number of each buffer's first event */
+    uint64_t base[NBUF]; /* record number of each buffer's first event */
     uint64_t err_rec;  /* record of the earliest simulator error */
     l2_err err;
     char where[L2_ERR_MAX];
@@ -458,7 +460,7 @@ static void *worker_main(void *arg)
         seen++;
         int failed = d->err_rec != UINT64_MAX;
         pthread_mutex_unlock(&d->mu);
-        unsigned slot = (unsigned)((seen - 1) & 1);
+        unsigned slot = (unsigned)((seen - 1) % NBUF);
         if (!failed)
             run_batch(d, w->id, &d->buf[slot], d->base[slot]);
         pthread_mutex_lock(&d->mu);
@@ -478,7 +480,7 @@ static uint64_t slowest(const struct driver *d)
 }
 
 /* Reads the trace once, feeding every simulator with `nworkers` threads
- * (1: all in the calling thread).  Returns records read or -1. */
+ * (besides the calling thread, which decodes).  Returns records read or -1. */
 static int64_t simulate(struct l2_sim **sims, unsigned n, unsigned nworkers, const char *path,
                         struct l2_symtab *syms, l2_err *e)
 {
@@ -503,21 +505,20 @@ static int64_t simulate(struct l2_sim **sims, unsigned n, unsigned nworkers, con
     d->err_rec = UINT64_MAX;
     pthread_mutex_init(&d->mu, NULL);
     pthread_cond_init(&d->cv, NULL);
-    for (; nworkers > 1 && started < nworkers; started++) {
+    for (; started < nworkers; started++) {
         wk[started] = (struct worker){d, started};
         if (pthread_create(&th[started], NULL, worker_main, &wk[started]) != 0)
             break;
     }
-    if (nworkers > 1 && started < nworkers)
+    if (started < nworkers)
         r = l2_fail(e, "cannot start %u threads", nworkers);
-    const int threaded = started > 1;
     uint64_t next_progress = PROGRESS_EVERY;
     progress_start(&pg);
     for (uint64_t k = 0; r == 0; k++) {
-        struct batch *b = &d->buf[k & 1];
-        /* buffer k & 1 is free once every worker finished batch k - 2 */
+        struct batch *b = &d->buf[k % NBUF];
+        /* buffer k % NBUF is free once every worker finished batch k - NBUF */
         pthread_mutex_lock(&d->mu);
-        while (threaded && k >= 2 && slowest(d) < k - 1)
+        while (k >= NBUF && slowest(d) < k - NBUF + 1)
             pthread_cond_wait(&d->cv, &d->mu);
         int failed = d->err_rec != UINT64_MAX;
         pthread_mutex_unlock(&d->mu);
@@ -530,16 +531,12 @@ static int64_t simulate(struct l2_sim **sims, unsigned n, unsigned nworkers, con
             r = 0;
         if (b->n == 0)
             break;
-        d->base[k & 1] = (uint64_t)records;
+        d->base[k % NBUF] = (uint64_t)records;
         records += (int64_t)b->n;
-        if (threaded) {
-            pthread_mutex_lock(&d->mu);
-            d->posted++;
-            pthread_cond_broadcast(&d->cv);
-            pthread_mutex_unlock(&d->mu);
-        } else {
-            run_batch(d, 0, b, d->base[k & 1]);
-        }
+        pthread_mutex_lock(&d->mu);
+        d->posted++;
+        pthread_cond_broadcast(&d->cv);
+        pthread_mutex_unlock(&d->mu);
         if (pg.tty && (uint64_t)records >= next_progress) {
             progress_show(&pg, d->trace, (uint64_t)records);
             next_progress = (uint64_t)records + PROGRESS_EVERY;
@@ -623,8 +620,7 @@ static int cmd_run(int argc, char **argv)
     for (; ok < nlanes; ok++) {
         if (setup_sim(&lane[ok], &o.common, &syms, &e) < 0)
             break;
-        lane[ok].lane = ok;
-        lane[ok].lanes = nlanes;
+        l2_sim_set_lane(&lane[ok], ok, nlanes);
         sp[ok] = &lane[ok];
     }
     int64_t records = ok == nlanes ? simulate(sp, nlanes, nlanes, o.trace, &syms, &e) : -1;

@@ -171,29 +171,32 @@ static int sim_access(struct l2_sim *s, const struct l2_event *ev, l2_err *e)
     struct l2_counters acc = {0};
     unsigned home[L2_MAX_ACCESS / 32 + 1], near[L2_MAX_ACCESS / 32 + 1];
     uint32_t set[L2_MAX_ACCESS / 32 + 1];
+    uint8_t mine[L2_MAX_ACCESS / 32 + 1] = {0}; /* 1: this lane simulates the line */
 
-    /* Locate every line and start fetching its sets, so the misses overlap. */
+    /* Locate every line this lane owns and start fetching its sets, so the
+     * misses overlap. */
+    l2_sets(&s->l2, first, nlines, set);
     for (unsigned i = 0; i < nlines; i++) {
-        l2_locate(&s->l2, first + i, &home[i], &set[i]);
-        near[i] = l2_near(&s->l2, ev->sm, home[i]);
-        if (s->lanes > 1 && set[i] % s->lanes != s->lane)
+        mine[i] = s->lanes <= 1 || l2_fastmod(set[i], s->lanes_m, s->lanes) == s->lane;
+        if (!mine[i])
             continue;
+        home[i] = l2_home(&s->l2, first + i);
+        near[i] = l2_near(&s->l2, ev->sm, home[i]);
         l2_cache_prefetch(&s->l2.part[home[i]], set[i]);
         l2_cache_prefetch(&s->l2.part[near[i]], set[i]);
         l2_timing_prefetch(&s->tm, home[i], set[i]);
     }
-    /* With several lanes, this lane simulates the sets it owns and counts
-     * the access itself if it owns the first line. */
-    const int owner = s->lanes <= 1 || set[0] % s->lanes == s->lane;
+    /* With several lanes, the lane that owns the first line counts the
+     * access itself (and so needs every line's priority). */
+    const int owner = mine[0];
     struct l2_tacc ta;
     if (l2_timing_access(&s->tm, &k->time, ev->sm, nlines, ev->at1, owner, &ta, e) < 0)
         return -1;
 
     for (unsigned i = 0; i < nlines; i++) {
+        if (!mine[i] && !owner)
+            continue;
         uint64_t line = first + i;
-        unsigned lo = line == first ? (unsigned)((ev->addr & lmask) >> ss) : 0;
-        unsigned hi = line == last ? (unsigned)(((ev->addr + ev->size - 1) & lmask) >> ss) : s->l2.sectors - 1;
-        uint8_t mask = (uint8_t)(((2u << hi) - 1) & ~((1u << lo) - 1));
         uint64_t la = line << ls;
         uint64_t pa = la > ev->addr ? la : ev->addr; /* first byte of the access in this line */
         enum l2_prio prio;
@@ -206,8 +209,11 @@ static int sim_access(struct l2_sim *s, const struct l2_event *ev, l2_err *e)
         if (op == OP_DISCARD && (la < ev->addr || la + lmask > ev->addr + ev->size - 1))
             continue; /* only fully covered lines are discarded */
         seen |= 1u << prio;
-        if (s->lanes > 1 && set[i] % s->lanes != s->lane)
+        if (!mine[i])
             continue;
+        unsigned lo = line == first ? (unsigned)((ev->addr & lmask) >> ss) : 0;
+        unsigned hi = line == last ? (unsigned)(((ev->addr + ev->size - 1) & lmask) >> ss) : s->l2.sectors - 1;
+        uint8_t mask = (uint8_t)(((2u << hi) - 1) & ~((1u << lo) - 1));
         struct l2_outcome o;
         l2_access_at(&s->l2, op, prio, line, home[i], set[i], mask, ev->sm, &o);
         unsigned merged =
@@ -235,6 +241,13 @@ static int sim_access(struct l2_sim *s, const struct l2_event *ev, l2_err *e)
         if (seen & (1u << p))
             k->prio[p].accesses++;
     return 0;
+}
+
+void l2_sim_set_lane(struct l2_sim *s, unsigned lane, unsigned lanes)
+{
+    s->lane = lane;
+    s->lanes = lanes;
+    s->lanes_m = l2_fastmod_m(lanes);
 }
 
 static int define_policy(struct l2_sim *s, const struct l2_event *ev, int lock, l2_err *e)

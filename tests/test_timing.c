@@ -525,8 +525,7 @@ START_TEST(lanes_merge_exactly)
         struct run lane[3];
         for (unsigned i = 0; i < lanes; i++) {
             run_start(&lane[i], two);
-            lane[i].sim.lane = i;
-            lane[i].sim.lanes = lanes;
+            l2_sim_set_lane(&lane[i].sim, i, lanes);
             run_ok(&lane[i], tr);
         }
         for (uint32_t k = 0; k < 2; k++) {
