@@ -7,7 +7,7 @@ CC       ?= cc
 DEPS     := uthash-dev check pkg-config zlib1g-dev libzstd-dev
 CSTD     := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
-OPT      ?= -O2 -g
+OPT      ?= -O3 -g -flto=auto
 ifdef SANITIZER
 BUILD    ?= build-san
 OPT      := -O1 -g -fno-omit-frame-pointer -fsanitize=$(SANITIZER) -fno-sanitize-recover=all
@@ -16,6 +16,7 @@ else
 BUILD    ?= build
 endif
 CFLAGS   += $(CSTD) $(WARN) $(OPT) -pthread
+AR       := gcc-ar # archives of link-time-optimised objects
 # zlib (gzip traces, checksums) and libzstd; deferred (=) so that pkg-config
 # runs after tools/deps.sh has installed it
 ZLIBS     = $(or $(shell pkg-config --libs zlib libzstd 2>/dev/null),-lz -lzstd)
@@ -44,7 +45,7 @@ $(BUILD)/libl2sim.a: $(LIB_OBJ)
 	$(AR) rcs $@ $^
 
 $(BUILD)/l2sim: $(BUILD)/obj/main.o $(BUILD)/libl2sim.a
-	$(CC) $(LDSAN) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDSAN) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/scengen: tools/scengen/scengen.c $(STAMP)
 	$(CC) $(CFLAGS) -o $@ $< $(LDSAN) $(LDLIBS)

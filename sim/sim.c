@@ -189,7 +189,7 @@ static int sim_access(struct l2_sim *s, const struct l2_event *ev, l2_err *e)
     /* With several lanes, the lane that owns the first line counts the
      * access itself (and so needs every line's priority). */
     const int owner = mine[0];
-    struct l2_tacc ta;
+    struct l2_tacc ta = {0};
     if (l2_timing_access(&s->tm, &k->time, ev->sm, nlines, ev->at1, owner, &ta, e) < 0)
         return -1;
 

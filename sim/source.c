@@ -251,6 +251,7 @@ struct l2_sink {
 int l2_sink_open(struct l2_sink **out, const char *path, enum l2_comp comp, l2_err *e)
 {
     struct l2_sink *s = calloc(1, sizeof *s);
+    *out = NULL;
     if (!s)
         return l2_fail(e, "out of memory");
     int std = strcmp(path, "-") == 0;

@@ -467,6 +467,7 @@ struct l2_bin_writer {
 int l2_bin_writer_open(struct l2_bin_writer **out, const struct l2_symtab *syms, l2_err *e)
 {
     struct l2_bin_writer *w = calloc(1, sizeof *w);
+    *out = NULL;
     if (!w)
         return l2_fail(e, "out of memory");
     w->syms = syms;
