@@ -45,6 +45,7 @@ int l2_sim_init(struct l2_sim *s, const struct l2_config *cfg, enum l2_semantics
     }
     s->sem = sem;
     s->syms = syms;
+    s->set_end = s->l2.sets; /* every set: one lane */
     s->seed = cfg->policy_seed;
     if (grow_bind(s, syms->n > L2_NBUILTIN ? syms->n : L2_NBUILTIN, e) < 0) {
         l2_sim_free(s);
@@ -173,13 +174,16 @@ static int sim_access(struct l2_sim *s, const struct l2_event *ev, l2_err *e)
     uint32_t set[L2_MAX_ACCESS / 32 + 1];
     uint8_t mine[L2_MAX_ACCESS / 32 + 1] = {0}; /* 1: this lane simulates the line */
 
+    unsigned nmine = 0;
+
     /* Locate every line this lane owns and start fetching its sets, so the
      * misses overlap. */
     l2_sets(&s->l2, first, nlines, set);
     for (unsigned i = 0; i < nlines; i++) {
-        mine[i] = s->lanes <= 1 || l2_fastmod(set[i], s->lanes_m, s->lanes) == s->lane;
+        mine[i] = set[i] - s->set_lo < s->set_end - s->set_lo;
         if (!mine[i])
             continue;
+        nmine++;
         home[i] = l2_home(&s->l2, first + i);
         near[i] = l2_near(&s->l2, ev->sm, home[i]);
         l2_cache_prefetch(&s->l2.part[home[i]], set[i]);
@@ -192,6 +196,9 @@ static int sim_access(struct l2_sim *s, const struct l2_event *ev, l2_err *e)
     struct l2_tacc ta = {0};
     if (l2_timing_access(&s->tm, &k->time, ev->sm, nlines, ev->at1, owner, &ta, e) < 0)
         return -1;
+    s->accesses++;
+    if (!owner && !nmine)
+        return 0; /* another lane's access */
 
     for (unsigned i = 0; i < nlines; i++) {
         if (!mine[i] && !owner)
@@ -230,7 +237,6 @@ static int sim_access(struct l2_sim *s, const struct l2_event *ev, l2_err *e)
     /* the kernel's and the tag's counters take the access's sum once */
     l2_counters_add(&k->total, &acc);
     l2_counters_add(ct, &acc);
-    s->accesses++;
     if (!owner)
         return 0;
     k->total.accesses++;
@@ -245,9 +251,8 @@ static int sim_access(struct l2_sim *s, const struct l2_event *ev, l2_err *e)
 
 void l2_sim_set_lane(struct l2_sim *s, unsigned lane, unsigned lanes)
 {
-    s->lane = lane;
-    s->lanes = lanes;
-    s->lanes_m = l2_fastmod_m(lanes);
+    s->set_lo = (uint32_t)((uint64_t)s->l2.sets * lane / lanes);
+    s->set_end = (uint32_t)((uint64_t)s->l2.sets * (lane + 1) / lanes);
 }
 
 static int define_policy(struct l2_sim *s, const struct l2_event *ev, int lock, l2_err *e)

@@ -94,8 +94,7 @@ struct l2_sim {
     uint32_t nk, capk;
     struct l2_def_log *defs;
     uint32_t ndefs, capdefs;
-    unsigned lane, lanes; /* see l2_sim_set_lane */
-    uint64_t lanes_m;     /* l2_fastmod constant of lanes */
+    uint32_t set_lo, set_end; /* the sets simulated (l2_sim_set_lane) */
     uint64_t records;  /* events consumed */
     uint64_t accesses; /* access events simulated */
 };
@@ -105,8 +104,9 @@ int l2_sim_init(struct l2_sim *s, const struct l2_config *cfg, enum l2_semantics
 void l2_sim_free(struct l2_sim *s);
 /* Consumes one trace event.  On error e holds the reason (no position). */
 int l2_sim_event(struct l2_sim *s, const struct l2_event *ev, l2_err *e);
-/* Makes s one of `lanes` simulators that share a trace: only sets with
- * set % lanes == lane are simulated (and timed).  Merge a kernel's lanes
+/* Makes s lane `lane` of `lanes` simulators that share a trace: only its
+ * share of the set indices, a contiguous range, is simulated (and timed);
+ * an access is counted by the lane of its first line.  Merge a kernel's lanes
  * with l2_ktime_merge as well as l2_counters_add: the report is then that
  * of one simulator. */
 void l2_sim_set_lane(struct l2_sim *s, unsigned lane, unsigned lanes);
