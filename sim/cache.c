@@ -58,18 +58,21 @@ void l2_cache_renumber(struct l2_cache *c)
 }
 
 /* The way of the oldest stamp among the ways `cand` (not 0).  Stamps are
- * unique within a set and below 2^31, so signed comparisons order them. */
+ * unique within a set and below 2^26, so stamp << 5 | way is a key below
+ * 2^31 that signed comparisons order. */
 static inline unsigned l2_cache_lru(const struct l2_cache *c, const uint32_t *st, uint32_t cand)
 {
 #ifdef L2_CACHE_SSE2
     const __m128i bit = _mm_set_epi32(8, 4, 2, 1), top = _mm_set1_epi32(INT32_MAX);
-    __m128i best = top;
+    __m128i best = top, way = _mm_set_epi32(3, 2, 1, 0);
     for (uint32_t w = 0; w < c->wpad; w += 4) {
         __m128i v = _mm_load_si128((const __m128i *)(const void *)(st + w));
         __m128i in = _mm_cmpeq_epi32(_mm_and_si128(_mm_set1_epi32((int)(cand >> w)), bit), bit);
+        v = _mm_or_si128(_mm_slli_epi32(v, 5), way);
         v = _mm_or_si128(_mm_and_si128(in, v), _mm_andnot_si128(in, top));
         __m128i lt = _mm_cmplt_epi32(v, best);
         best = _mm_or_si128(_mm_and_si128(lt, v), _mm_andnot_si128(lt, best));
+        way = _mm_add_epi32(way, _mm_set1_epi32(4));
     }
     __m128i sh = _mm_shuffle_epi32(best, _MM_SHUFFLE(1, 0, 3, 2));
     __m128i lt = _mm_cmplt_epi32(sh, best);
@@ -77,19 +80,14 @@ static inline unsigned l2_cache_lru(const struct l2_cache *c, const uint32_t *st
     sh = _mm_shuffle_epi32(best, _MM_SHUFFLE(2, 3, 0, 1));
     lt = _mm_cmplt_epi32(sh, best);
     best = _mm_or_si128(_mm_and_si128(lt, sh), _mm_andnot_si128(lt, best));
-    uint32_t m = 0;
-    for (uint32_t w = 0; w < c->wpad; w += 4) {
-        __m128i v = _mm_load_si128((const __m128i *)(const void *)(st + w));
-        m |= (uint32_t)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(v, best))) << w;
-    }
-    return (unsigned)__builtin_ctz(m & cand);
+    return (unsigned)_mm_cvtsi128_si32(best) & 31;
 #else
-    uint64_t best = UINT64_MAX;
+    uint32_t best = UINT32_MAX;
     for (uint32_t w = 0; w < c->ways; w++) {
-        uint64_t key = (uint64_t)(~cand >> w & 1) << 37 | (uint64_t)st[w] << 5 | w;
+        uint32_t key = (~cand >> w & 1) << 31 | st[w] << 5 | w;
         best = key < best ? key : best;
     }
-    return (unsigned)(best & 31);
+    return best & 31;
 #endif
 }
 

@@ -45,7 +45,7 @@ enum l2_class { CLS_FIRST, CLS_NORMAL, CLS_LAST, L2_NCLASS };
 
 #define L2_TAG_NONE UINT64_MAX
 #define L2_WAY_BITS 5 /* ways <= 32 */
-#define L2_STAMP_LIMIT (UINT32_C(1) << 31) /* stamps stay below: renumbered when the clock reaches it */
+#define L2_STAMP_LIMIT (UINT32_C(1) << 26) /* stamps stay below: renumbered when the clock reaches it */
 
 /* The bit masks that end a set's block. */
 struct l2_set_meta {
