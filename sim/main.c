@@ -29,7 +29,7 @@
 #define MAX_SETS 64
 #define MAX_THREADS 64
 #define BATCH 2048 /* events decoded at a time and shared by the workers */
-#define NBUF 8      /* batches in flight: workers may drift this far apart */
+#define NBUF 8     /* batches in flight: workers may drift this far apart */
 
 static const char *prog = "l2sim";
 
@@ -387,7 +387,6 @@ static void progress_end(struct progress *p)
 
 #define PROGRESS_EVERY ((UINT64_C(1) << 20) - 1) /* look at the clock every 1M records */
 
-/* Reads the trace once, feeding every variant. Returns records read or -1. */
 /*
  * The driver.  The calling thread reads and decodes the trace once, a
  * batch of events at a time, into a ring of NBUF buffers; `nworkers`
