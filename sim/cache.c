@@ -15,12 +15,13 @@ int l2_cache_init(struct l2_cache *c, uint32_t sets, uint32_t ways, l2_err *e)
     c->sets = sets;
     c->ways = ways;
     c->wpad = (ways + 3) & ~3u;
+    c->rpad = (ways + 15) & ~15u;
     c->all = ways == 32 ? UINT32_MAX : (UINT32_C(1) << ways) - 1;
-    c->off_stamp = 4 * (size_t)c->wpad;
-    c->off_hi = 8 * (size_t)c->wpad;
-    c->off_valid = 12 * (size_t)c->wpad;
-    c->off_dirty = 13 * (size_t)c->wpad;
-    c->off_meta = 14 * (size_t)c->wpad; /* a multiple of 8 */
+    c->off_hi = 4 * (size_t)c->wpad;
+    c->off_rank = 8 * (size_t)c->wpad; /* a multiple of 16 */
+    c->off_valid = c->off_rank + c->rpad;
+    c->off_dirty = c->off_valid + c->wpad;
+    c->off_meta = c->off_dirty + c->wpad; /* a multiple of 4 */
     c->set_bytes = (c->off_meta + sizeof(struct l2_set_meta) + 63) / 64 * 64;
     c->mem = l2_alloc_table((size_t)sets * c->set_bytes);
     if (!c->mem)
@@ -38,53 +39,41 @@ void l2_cache_free(struct l2_cache *c)
 void l2_cache_clear(struct l2_cache *c)
 {
     memset(c->mem, 0, (size_t)c->sets * c->set_bytes);
-    c->clock = 0;
-}
-
-void l2_cache_renumber(struct l2_cache *c)
-{
     for (uint32_t s = 0; s < c->sets; s++) {
-        uint64_t base = l2_slot(s, 0);
-        uint32_t *st = l2_cache_stamp(c, base), occ = l2_set_meta_of(c, base)->occ, rank[32];
-        for (uint32_t i = 0; i < c->ways; i++) {
-            rank[i] = 1;
-            for (uint32_t j = 0; j < c->ways; j++)
-                rank[i] += ((occ >> j) & 1) && st[j] < st[i];
-        }
-        for (uint32_t i = 0; i < c->ways; i++)
-            st[i] = (occ >> i) & 1 ? rank[i] : 0;
+        uint8_t *r = l2_set_block(c, l2_slot(s, 0)) + c->off_rank;
+        for (uint32_t w = 0; w < c->ways; w++)
+            r[w] = (uint8_t)w; /* padding ranks stay 0: never above a way's */
     }
-    c->clock = c->ways + 1;
 }
 
-/* The way of the oldest stamp among the ways `cand` (not 0).  Stamps are
- * unique within a set and below 2^26, so stamp << 5 | way is a key below
- * 2^31 that signed comparisons order. */
-static inline unsigned l2_cache_lru(const struct l2_cache *c, const uint32_t *st, uint32_t cand)
+/* The least recently used of the ways `cand` (not 0): the lowest rank. */
+static inline unsigned l2_cache_lru(const struct l2_cache *c, const uint8_t *r, uint32_t cand)
 {
 #ifdef L2_CACHE_SSE2
-    const __m128i bit = _mm_set_epi32(8, 4, 2, 1), top = _mm_set1_epi32(INT32_MAX);
-    __m128i best = top, way = _mm_set_epi32(3, 2, 1, 0);
-    for (uint32_t w = 0; w < c->wpad; w += 4) {
-        __m128i v = _mm_load_si128((const __m128i *)(const void *)(st + w));
-        __m128i in = _mm_cmpeq_epi32(_mm_and_si128(_mm_set1_epi32((int)(cand >> w)), bit), bit);
-        v = _mm_or_si128(_mm_slli_epi32(v, 5), way);
-        v = _mm_or_si128(_mm_and_si128(in, v), _mm_andnot_si128(in, top));
-        __m128i lt = _mm_cmplt_epi32(v, best);
-        best = _mm_or_si128(_mm_and_si128(lt, v), _mm_andnot_si128(lt, best));
-        way = _mm_add_epi32(way, _mm_set1_epi32(4));
+    const __m128i bit = _mm_set_epi8(-128, 64, 32, 16, 8, 4, 2, 1, -128, 64, 32, 16, 8, 4, 2, 1);
+    __m128i best = _mm_set1_epi8(-1);
+    for (uint32_t i = 0; i < c->rpad; i += 16) {
+        uint32_t m = cand >> i;
+        __m128i mb = _mm_unpacklo_epi64(_mm_set1_epi8((char)(m & 0xff)), _mm_set1_epi8((char)((m >> 8) & 0xff)));
+        __m128i in = _mm_cmpeq_epi8(_mm_and_si128(mb, bit), bit);
+        __m128i v = _mm_load_si128((const __m128i *)(const void *)(r + i));
+        best = _mm_min_epu8(best, _mm_or_si128(v, _mm_andnot_si128(in, _mm_set1_epi8(-1))));
     }
-    __m128i sh = _mm_shuffle_epi32(best, _MM_SHUFFLE(1, 0, 3, 2));
-    __m128i lt = _mm_cmplt_epi32(sh, best);
-    best = _mm_or_si128(_mm_and_si128(lt, sh), _mm_andnot_si128(lt, best));
-    sh = _mm_shuffle_epi32(best, _MM_SHUFFLE(2, 3, 0, 1));
-    lt = _mm_cmplt_epi32(sh, best);
-    best = _mm_or_si128(_mm_and_si128(lt, sh), _mm_andnot_si128(lt, best));
-    return (unsigned)_mm_cvtsi128_si32(best) & 31;
+    best = _mm_min_epu8(best, _mm_srli_si128(best, 8));
+    best = _mm_min_epu8(best, _mm_srli_si128(best, 4));
+    best = _mm_min_epu8(best, _mm_srli_si128(best, 2));
+    best = _mm_min_epu8(best, _mm_srli_si128(best, 1));
+    const __m128i low = _mm_set1_epi8((char)(_mm_cvtsi128_si32(best) & 0xff));
+    uint32_t at = 0;
+    for (uint32_t i = 0; i < c->rpad; i += 16) {
+        __m128i v = _mm_load_si128((const __m128i *)(const void *)(r + i));
+        at |= (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, low)) << i;
+    }
+    return (unsigned)__builtin_ctz(at & cand);
 #else
     uint32_t best = UINT32_MAX;
     for (uint32_t w = 0; w < c->ways; w++) {
-        uint32_t key = (~cand >> w & 1) << 31 | st[w] << 5 | w;
+        uint32_t key = (~cand >> w & 1) << 13 | (uint32_t)r[w] << 5 | w;
         best = key < best ? key : best;
     }
     return best & 31;
@@ -109,7 +98,7 @@ uint64_t l2_cache_victim(const struct l2_cache *c, uint32_t set)
     uint32_t cand = nfirst && nfirst >= cap ? m->first : c->all & ~rank2;
     if (!cand)
         cand = rank2;
-    return base + l2_cache_lru(c, l2_cache_stamp(c, base), cand);
+    return base + l2_cache_lru(c, l2_set_block(c, base) + c->off_rank, cand);
 }
 
 void l2_cache_demote_all(struct l2_cache *c)

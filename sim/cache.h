@@ -5,8 +5,8 @@
  * Notes (modelling assumptions):
  *  - Lines are tracked by line address (byte address >> line shift); a way
  *    holds a line tag, a valid-sector mask, a dirty-sector mask, a priority
- *    class and a last-use stamp.  All arrays are allocated once; nothing is
- *    allocated per access.
+ *    class and its place in the set's recency order.  All arrays are
+ *    allocated once; nothing is allocated per access.
  *  - Priority classes: FIRST (evict_first), NORMAL, LAST (evict_last).
  *  - Victim choice in a full set: an invalid way if any; else, once the
  *    set holds first_ways FIRST lines, the least recently used FIRST line
@@ -21,12 +21,14 @@
  *    line's dirty mask before installing a new one.
  *
  * Layout (for speed; the model does not depend on it): each set is one
- * block of whole 64-byte host cache lines, a structure of arrays over its
- * ways (padded to a multiple of 4): the low 32 bits of every tag (one
- * host line for 16 ways, searched 4 ways per instruction), the stamps,
- * the high 32 bits of the tags, the valid and dirty masks, then bit masks
- * of the set's occupied, FIRST and LAST ways.  A way is named by its slot,
- * set << L2_WAY_BITS | way.
+ * block of whole 64-byte host cache lines (three for 16 ways), a structure
+ * of arrays over its ways (padded to a multiple of 4): the low 32 bits of
+ * every tag (searched 4 ways per instruction), the high 32 bits, the
+ * recency ranks (one byte per way, padded to a multiple of 16: the ways'
+ * ranks are a permutation of 0..ways-1, ways-1 the most recently used, so
+ * a use moves one way to the top and the ways above it down one), the
+ * valid and dirty masks, then bit masks of the set's occupied, FIRST and
+ * LAST ways.  A way is named by its slot, set << L2_WAY_BITS | way.
  */
 #ifndef L2SIM_CACHE_H
 #define L2SIM_CACHE_H
@@ -45,7 +47,6 @@ enum l2_class { CLS_FIRST, CLS_NORMAL, CLS_LAST, L2_NCLASS };
 
 #define L2_TAG_NONE UINT64_MAX
 #define L2_WAY_BITS 5 /* ways <= 32 */
-#define L2_STAMP_LIMIT (UINT32_C(1) << 26) /* stamps stay below: renumbered when the clock reaches it */
 
 /* The bit masks that end a set's block. */
 struct l2_set_meta {
@@ -57,11 +58,11 @@ struct l2_set_meta {
 struct l2_cache {
     uint32_t sets, ways;
     uint32_t wpad;      /* ways rounded up to a multiple of 4 */
+    uint32_t rpad;      /* ways rounded up to a multiple of 16 (the ranks) */
     uint32_t all;       /* mask of the ways */
     size_t set_bytes;   /* one set's block */
-    size_t off_stamp, off_hi, off_valid, off_dirty, off_meta; /* offsets in a block; low tags at 0 */
+    size_t off_hi, off_rank, off_valid, off_dirty, off_meta; /* offsets in a block; low tags at 0 */
     unsigned char *mem; /* sets x set_bytes, 64-byte aligned */
-    uint32_t clock;
     uint32_t quota;      /* LAST ways per set protected from normal victims */
     uint32_t first_ways; /* FIRST lines a set holds before they are its first victims */
     uint32_t first_frac; /* a share first_frac / 2^16 of the sets allows first_ways + 1 */
@@ -75,9 +76,6 @@ void l2_cache_clear(struct l2_cache *c);
 uint64_t l2_cache_victim(const struct l2_cache *c, uint32_t set);
 /* Demotes every LAST line to NORMAL (cudaCtxResetPersistingL2Cache). */
 void l2_cache_demote_all(struct l2_cache *c);
-
-/* Renumbers every set's stamps 1..ways in recency order (clock limit). */
-void l2_cache_renumber(struct l2_cache *c);
 
 /* ---- slots and the arrays of a set ---- */
 
@@ -104,11 +102,6 @@ static inline uint8_t *l2_cache_valid(const struct l2_cache *c, uint64_t slot)
 static inline uint8_t *l2_cache_dirty(const struct l2_cache *c, uint64_t slot)
 {
     return l2_set_block(c, slot) + c->off_dirty + (slot & ((1u << L2_WAY_BITS) - 1));
-}
-
-static inline uint32_t *l2_cache_stamp(const struct l2_cache *c, uint64_t slot)
-{
-    return (uint32_t *)(void *)(l2_set_block(c, slot) + c->off_stamp) + (slot & ((1u << L2_WAY_BITS) - 1));
 }
 
 /* Line held by a slot, L2_TAG_NONE when the way is empty. */
@@ -138,14 +131,6 @@ static inline void l2_cache_set_cls(const struct l2_cache *c, uint64_t slot, enu
 }
 
 /* ---- the per-access operations ---- */
-
-/* Next stamp; renumbers every set when the clock reaches L2_STAMP_LIMIT. */
-static inline uint32_t l2_cache_tick(struct l2_cache *c)
-{
-    if (__builtin_expect(++c->clock == L2_STAMP_LIMIT, 0))
-        l2_cache_renumber(c);
-    return c->clock;
-}
 
 /* Hints the CPU to fetch a set's block. */
 static inline void l2_cache_prefetch(const struct l2_cache *c, uint32_t set)
@@ -189,9 +174,23 @@ static inline int64_t l2_cache_find(const struct l2_cache *c, uint32_t set, uint
     return -1;
 }
 
-static inline void l2_cache_touch(struct l2_cache *c, uint64_t slot)
+/* Makes a way its set's most recently used. */
+static inline void l2_cache_touch(const struct l2_cache *c, uint64_t slot)
 {
-    *l2_cache_stamp(c, slot) = l2_cache_tick(c);
+    uint8_t *r = l2_set_block(c, slot) + c->off_rank;
+    unsigned w = (unsigned)(slot & ((1u << L2_WAY_BITS) - 1));
+    uint8_t old = r[w];
+#ifdef L2_CACHE_SSE2
+    const __m128i o = _mm_set1_epi8((char)old);
+    for (uint32_t i = 0; i < c->rpad; i += 16) {
+        __m128i v = _mm_load_si128((const __m128i *)(void *)(r + i));
+        _mm_store_si128((__m128i *)(void *)(r + i), _mm_add_epi8(v, _mm_cmpgt_epi8(v, o))); /* above: down one */
+    }
+#else
+    for (uint32_t i = 0; i < c->ways; i++)
+        r[i] = (uint8_t)(r[i] - (r[i] > old));
+#endif
+    r[w] = (uint8_t)(c->ways - 1);
 }
 
 /* Installs `tag` in `slot` (already chosen and written back), empty. */
@@ -205,7 +204,7 @@ static inline void l2_cache_install(struct l2_cache *c, uint64_t slot, uint64_t 
     b[c->off_dirty + w] = 0;
     l2_set_meta_of(c, slot)->occ |= UINT32_C(1) << w;
     l2_cache_set_cls(c, slot, cls);
-    *l2_cache_stamp(c, slot) = l2_cache_tick(c);
+    l2_cache_touch(c, slot);
 }
 
 static inline void l2_cache_drop(struct l2_cache *c, uint64_t slot)
