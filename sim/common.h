@@ -90,16 +90,6 @@ static inline unsigned l2_popcount32(uint32_t m)
     return (((m + (m >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24;
 }
 
-/* a % d for 32-bit operands without a division (Lemire): m = l2_fastmod_m(d). */
-static inline uint64_t l2_fastmod_m(uint32_t d)
-{
-    return UINT64_MAX / d + 1;
-}
-static inline uint32_t l2_fastmod(uint32_t a, uint64_t m, uint32_t d)
-{
-    return (uint32_t)(((unsigned __int128)(m * a) * d) >> 64);
-}
-
 /* Zeroed, 64-byte aligned memory for a large table that is read at random
  * (free with free()).  From 2 MiB up it is aligned to 2 MiB and, where the
  * kernel offers it, backed by huge pages: fewer TLB misses. */

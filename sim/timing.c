@@ -27,6 +27,12 @@ static inline int latency_bound(unsigned r)
     return r == RES_MSHR || r == RES_SLOT;
 }
 
+/* Lemire's fast modulo for 32-bit operands: m = UINT64_MAX / d + 1. */
+static inline uint32_t fastmod(uint32_t a, uint64_t m, uint32_t d)
+{
+    return (uint32_t)(((unsigned __int128)(m * a) * d) >> 64);
+}
+
 static unsigned log2u(uint64_t v)
 {
     unsigned k = 0;
@@ -78,8 +84,8 @@ int l2_timing_init(struct l2_timing *t, const struct l2_config *cfg, l2_err *e)
     t->spp = g.spp;
     t->slices = g.slices;
     t->nch = g.nch;
-    t->spp_m = l2_fastmod_m(t->spp);
-    t->nch_m = l2_fastmod_m(t->nch);
+    t->spp_m = UINT64_MAX / t->spp + 1;
+    t->nch_m = UINT64_MAX / t->nch + 1;
     t->nsm = g.nsm;
     t->sets = (uint32_t)(cfg->l2_size / (cfg->line_size * cfg->ways * cfg->partitions));
     t->sector_shift = log2u(cfg->sector_size);
@@ -250,9 +256,9 @@ unsigned l2_timing_line(struct l2_timing *t, struct l2_ktime *kt, const struct l
 {
     const unsigned ss = t->sector_shift;
     const int cross = near != home;
-    const uint32_t slot = l2_fastmod(set, t->spp_m, t->spp);
+    const uint32_t slot = fastmod(set, t->spp_m, t->spp);
     const uint32_t hs = home * t->spp + slot;
-    const uint32_t ch = l2_fastmod(set * t->nparts + home, t->nch_m, t->nch);
+    const uint32_t ch = fastmod(set * t->nparts + home, t->nch_m, t->nch);
     uint64_t *sv = kt->serv;
     struct l2_tbucket *b = a->b;
     /* write-backs travel in DRAM granules */
