@@ -196,14 +196,13 @@ void l2_access(struct l2 *l, enum l2_op op, enum l2_prio prio, uint64_t line, ui
     unsigned home;
     uint32_t set;
     l2_locate(l, line, &home, &set);
-    l2_access_at(l, op, prio, line, home, set, mask, sm, out);
+    l2_access_at(l, op, prio, line, home, l2_near(l, sm, home), set, mask, out);
 }
 
-void l2_access_at(struct l2 *l, enum l2_op op, enum l2_prio prio, uint64_t line, unsigned home, uint32_t set,
-                  uint8_t mask, int sm, struct l2_outcome *out)
+void l2_access_at(struct l2 *l, enum l2_op op, enum l2_prio prio, uint64_t line, unsigned home, unsigned near,
+                  uint32_t set, uint8_t mask, struct l2_outcome *out)
 {
     memset(out, 0, sizeof *out);
-    unsigned near = sm >= 0 ? l->sm_part[sm] : home;
     struct l2_cache *hc = &l->part[home];
 
     switch (op) {

@@ -221,7 +221,7 @@ static int sim_access(struct l2_sim *s, const struct l2_event *ev, l2_err *e)
         unsigned hi = line == last ? (unsigned)(((ev->addr + ev->size - 1) & lmask) >> ss) : s->l2.sectors - 1;
         uint8_t mask = (uint8_t)(((2u << hi) - 1) & ~((1u << lo) - 1));
         struct l2_outcome o;
-        l2_access_at(&s->l2, op, prio, line, home[i], set[i], mask, ev->sm, &o);
+        l2_access_at(&s->l2, op, prio, line, home[i], near[i], set[i], mask, &o);
         unsigned merged =
             l2_timing_line(&s->tm, &k->time, &ta, op, prio, line, home[i], near[i], set[i], mask, &o);
         if (op == OP_APPLY || op == OP_DISCARD)
