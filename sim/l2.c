@@ -137,9 +137,11 @@ static const uint8_t class_of_prio_fill[L2_NPRIO] = {
     [PRIO_EVICT_UNCHANGED] = CLS_NORMAL, [PRIO_NO_ALLOCATE] = CLS_NORMAL,
 };
 
-/* Class update of a hit. */
-static inline void hit_class(struct l2_cache *c, uint64_t slot, enum l2_prio prio, int copy)
+/* A hit: the line becomes its set's most recently used and takes the class
+ * the hint sets (a copy is never evict_last). */
+static inline void hit_line(struct l2_cache *c, uint64_t slot, enum l2_prio prio, int copy)
 {
+    l2_cache_touch(c, slot);
     switch (prio) {
     case PRIO_EVICT_FIRST:
         l2_cache_set_cls(c, slot, CLS_FIRST);
@@ -173,8 +175,7 @@ static inline uint8_t home_read(struct l2 *l, struct l2_cache *c, uint32_t set, 
     uint8_t have = 0;
     if (s >= 0) {
         have = *l2_cache_valid(c, (uint64_t)s) & need;
-        l2_cache_touch(c, (uint64_t)s);
-        hit_class(c, (uint64_t)s, prio, 0);
+        hit_line(c, (uint64_t)s, prio, 0);
     }
     uint8_t miss = need & (uint8_t)~have;
     if (miss) {
@@ -218,12 +219,10 @@ void l2_access_at(struct l2 *l, enum l2_op op, enum l2_prio prio, uint64_t line,
         if (s >= 0) {
             have = *l2_cache_valid(nc, (uint64_t)s) & mask;
             if (have) {
-                l2_cache_touch(nc, (uint64_t)s);
-                hit_class(nc, (uint64_t)s, prio, 1);
+                hit_line(nc, (uint64_t)s, prio, 1);
                 int64_t hs = l2_cache_find(hc, set, line);
                 if (hs >= 0) {
-                    l2_cache_touch(hc, (uint64_t)hs);
-                    hit_class(hc, (uint64_t)hs, prio, 0);
+                    hit_line(hc, (uint64_t)hs, prio, 0);
                 }
             }
         }
@@ -248,8 +247,7 @@ void l2_access_at(struct l2 *l, enum l2_op op, enum l2_prio prio, uint64_t line,
         int64_t s = l2_cache_find(hc, set, line);
         if (s >= 0) {
             out->hit = *l2_cache_valid(hc, (uint64_t)s) & mask;
-            l2_cache_touch(hc, (uint64_t)s);
-            hit_class(hc, (uint64_t)s, prio, 0);
+            hit_line(hc, (uint64_t)s, prio, 0);
         } else {
             out->line_miss = mask;
             if (prio == PRIO_NO_ALLOCATE)
