@@ -40,7 +40,7 @@ void l2_cache_clear(struct l2_cache *c)
 {
     memset(c->mem, 0, (size_t)c->sets * c->set_bytes);
     for (uint32_t s = 0; s < c->sets; s++) {
-        uint8_t *r = l2_set_block(c, l2_slot(s, 0)) + c->off_rank;
+        uint8_t *r = l2_set_base(c, s) + c->off_rank;
         for (uint32_t w = 0; w < c->ways; w++)
             r[w] = (uint8_t)w; /* padding ranks stay 0: never above a way's */
     }
@@ -76,7 +76,7 @@ static inline unsigned l2_cache_lru(const struct l2_cache *c, const uint8_t *r, 
         uint32_t key = (~cand >> w & 1) << 13 | (uint32_t)r[w] << 5 | w;
         best = key < best ? key : best;
     }
-    return best & 31;
+    return l2_slot_way(best);
 #endif
 }
 

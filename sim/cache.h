@@ -84,9 +84,19 @@ static inline uint64_t l2_slot(uint32_t set, unsigned way)
     return (uint64_t)set << L2_WAY_BITS | way;
 }
 
+static inline unsigned l2_slot_way(uint64_t slot)
+{
+    return (unsigned)(slot & ((1u << L2_WAY_BITS) - 1));
+}
+
+static inline unsigned char *l2_set_base(const struct l2_cache *c, uint32_t set)
+{
+    return c->mem + (size_t)set * c->set_bytes;
+}
+
 static inline unsigned char *l2_set_block(const struct l2_cache *c, uint64_t slot)
 {
-    return c->mem + (size_t)(slot >> L2_WAY_BITS) * c->set_bytes;
+    return l2_set_base(c, (uint32_t)(slot >> L2_WAY_BITS));
 }
 
 static inline struct l2_set_meta *l2_set_meta_of(const struct l2_cache *c, uint64_t slot)
@@ -96,19 +106,19 @@ static inline struct l2_set_meta *l2_set_meta_of(const struct l2_cache *c, uint6
 
 static inline uint8_t *l2_cache_valid(const struct l2_cache *c, uint64_t slot)
 {
-    return l2_set_block(c, slot) + c->off_valid + (slot & ((1u << L2_WAY_BITS) - 1));
+    return l2_set_block(c, slot) + c->off_valid + l2_slot_way(slot);
 }
 
 static inline uint8_t *l2_cache_dirty(const struct l2_cache *c, uint64_t slot)
 {
-    return l2_set_block(c, slot) + c->off_dirty + (slot & ((1u << L2_WAY_BITS) - 1));
+    return l2_set_block(c, slot) + c->off_dirty + l2_slot_way(slot);
 }
 
 /* Line held by a slot, L2_TAG_NONE when the way is empty. */
 static inline uint64_t l2_cache_tag(const struct l2_cache *c, uint64_t slot)
 {
     const unsigned char *b = l2_set_block(c, slot);
-    unsigned w = (unsigned)(slot & ((1u << L2_WAY_BITS) - 1));
+    unsigned w = l2_slot_way(slot);
     if (!((l2_set_meta_of(c, slot)->occ >> w) & 1))
         return L2_TAG_NONE;
     const uint32_t *lo = (const uint32_t *)(const void *)b, *hi = (const uint32_t *)(const void *)(b + c->off_hi);
@@ -118,14 +128,14 @@ static inline uint64_t l2_cache_tag(const struct l2_cache *c, uint64_t slot)
 static inline enum l2_class l2_cache_cls(const struct l2_cache *c, uint64_t slot)
 {
     const struct l2_set_meta *m = l2_set_meta_of(c, slot);
-    unsigned w = (unsigned)(slot & ((1u << L2_WAY_BITS) - 1));
+    unsigned w = l2_slot_way(slot);
     return (m->first >> w) & 1 ? CLS_FIRST : (m->last >> w) & 1 ? CLS_LAST : CLS_NORMAL;
 }
 
 static inline void l2_cache_set_cls(const struct l2_cache *c, uint64_t slot, enum l2_class cls)
 {
     struct l2_set_meta *m = l2_set_meta_of(c, slot);
-    uint32_t bit = UINT32_C(1) << (slot & ((1u << L2_WAY_BITS) - 1));
+    uint32_t bit = UINT32_C(1) << l2_slot_way(slot);
     m->first = (m->first & ~bit) | (cls == CLS_FIRST ? bit : 0);
     m->last = (m->last & ~bit) | (cls == CLS_LAST ? bit : 0);
 }
@@ -135,7 +145,7 @@ static inline void l2_cache_set_cls(const struct l2_cache *c, uint64_t slot, enu
 /* Hints the CPU to fetch a set's block. */
 static inline void l2_cache_prefetch(const struct l2_cache *c, uint32_t set)
 {
-    const unsigned char *p = c->mem + (size_t)set * c->set_bytes;
+    const unsigned char *p = l2_set_base(c, set);
     for (size_t o = 0; o < c->set_bytes; o += 64)
         __builtin_prefetch(p + o);
 }
@@ -161,7 +171,7 @@ static inline uint32_t l2_cache_match_lo(const struct l2_cache *c, const unsigne
 /* Slot holding line `tag` in `set`, or -1. */
 static inline int64_t l2_cache_find(const struct l2_cache *c, uint32_t set, uint64_t tag)
 {
-    const unsigned char *b = c->mem + (size_t)set * c->set_bytes;
+    const unsigned char *b = l2_set_base(c, set);
     const struct l2_set_meta *meta = (const struct l2_set_meta *)(const void *)(b + c->off_meta);
     uint32_t m = l2_cache_match_lo(c, b, (uint32_t)tag) & meta->occ;
     const uint32_t *hi = (const uint32_t *)(const void *)(b + c->off_hi);
@@ -178,7 +188,7 @@ static inline int64_t l2_cache_find(const struct l2_cache *c, uint32_t set, uint
 static inline void l2_cache_touch(const struct l2_cache *c, uint64_t slot)
 {
     uint8_t *r = l2_set_block(c, slot) + c->off_rank;
-    unsigned w = (unsigned)(slot & ((1u << L2_WAY_BITS) - 1));
+    unsigned w = l2_slot_way(slot);
     uint8_t old = r[w];
 #ifdef L2_CACHE_SSE2
     const __m128i o = _mm_set1_epi8((char)old);
@@ -197,7 +207,7 @@ static inline void l2_cache_touch(const struct l2_cache *c, uint64_t slot)
 static inline void l2_cache_install(struct l2_cache *c, uint64_t slot, uint64_t tag, enum l2_class cls)
 {
     unsigned char *b = l2_set_block(c, slot);
-    unsigned w = (unsigned)(slot & ((1u << L2_WAY_BITS) - 1));
+    unsigned w = l2_slot_way(slot);
     ((uint32_t *)(void *)b)[w] = (uint32_t)tag;
     ((uint32_t *)(void *)(b + c->off_hi))[w] = (uint32_t)(tag >> 32);
     b[c->off_valid + w] = 0;
@@ -210,7 +220,7 @@ static inline void l2_cache_install(struct l2_cache *c, uint64_t slot, uint64_t 
 static inline void l2_cache_drop(struct l2_cache *c, uint64_t slot)
 {
     struct l2_set_meta *m = l2_set_meta_of(c, slot);
-    uint32_t bit = UINT32_C(1) << (slot & ((1u << L2_WAY_BITS) - 1));
+    uint32_t bit = UINT32_C(1) << l2_slot_way(slot);
     m->occ &= ~bit;
     m->first &= ~bit;
     m->last &= ~bit;

@@ -302,7 +302,7 @@ static void differential(uint32_t ways)
         } else if (want < 0 && op < 14) {
             uint64_t v = l2_cache_victim(&d, set);
             l2_cache_install(&d, v, tag, cls);
-            unsigned w = (unsigned)(v & 31);
+            unsigned w = l2_slot_way(v);
             r.tag[set][w] = tag;
             r.cls[set][w] = cls;
             r.use[set][w] = ++r.clock;
