@@ -442,13 +442,9 @@ static void json_body(FILE *f, const struct l2_sim *s, const struct l2_run_info 
                ",\n",
             ind, ri->records, ind, s->records, ind, s->accesses);
     fprintf(f, "%s\"semantics\": \"%s\",\n%s\"config\": {", ind, sem_name(s->sem), ind);
-    static const char *const keys[] = {"name",     "l2_size",   "line_size", "sector_size",  "ways",
-                                       "partitions", "sms",     "sm_map",    "far_copy",     "set_hash",
-                                       "hash_seed", "setaside", "setaside_max", "setaside_floor_ways",
-                                       "policy_seed", "dram_atom", "clock_mhz", "launch_ns", "lat_near_hit",
-                                       "lat_far_hit", "lat_dram", "l2_slices", "slice_bytes_per_clk",
-                                       "xbar_bytes_per_clk", "dram_gbps", "dram_efficiency_pct", "dram_channels",
-                                       "mshr_per_slice", "sm_inflight", "sm_bytes_per_clk"};
+#define KEY_NAME(f, t, mn, mx, def, en, help) #f,
+    static const char *const keys[] = {L2_CONFIG_KEYS(KEY_NAME)}; /* every key, in the table's order */
+#undef KEY_NAME
     for (size_t i = 0; i < L2_ARRAY_LEN(keys); i++) {
         fprintf(f, "%s\"%s\": ", i ? ", " : "", keys[i]);
         json_str(f, l2_config_get(&s->l2.cfg, keys[i], buf, sizeof buf));

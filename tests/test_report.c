@@ -217,6 +217,19 @@ START_TEST(json_keys_and_syntax)
     ASSERT_CONTAINS(j, "\"evict_last\": {");
     ASSERT_CONTAINS(j, "\"descriptor\": \"0x1570000000000000\"");
     ASSERT_CONTAINS(j, "\"trace\": \"report.trace\"");
+    /* the config object holds every key the table report prints */
+    char *cfg = NULL;
+    size_t cfgn = 0;
+    FILE *cf = open_memstream(&cfg, &cfgn);
+    l2_config_print(&r.sim.l2.cfg, cf, "");
+    fclose(cf);
+    for (char *line = strtok(cfg, "\n"); line; line = strtok(NULL, "\n")) {
+        char key[64], val[128], pair[200];
+        ck_assert_int_eq(sscanf(line, "%63s = %127[^\n]", key, val), 2);
+        snprintf(pair, sizeof pair, "\"%s\": \"%s\"", key, val);
+        ASSERT_CONTAINS(j, pair);
+    }
+    free(cfg);
     /* the stores-only kernel has no load: its read hit rate is null */
     const char *k3 = strstr(j, "\"name\": \"stores\"");
     ck_assert_ptr_nonnull(k3);
