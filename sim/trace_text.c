@@ -153,12 +153,11 @@ static int access_tag(struct l2_trace *t, const char *w, size_t n, uint32_t *id,
     return 0;
 }
 
-static int parse_access(struct l2_trace *t, const char **w, const size_t *wl, int nw, struct l2_event *ev,
-                        l2_err *e)
+static int parse_access(struct l2_trace *t, enum l2_op op, const char **w, const size_t *wl, int nw,
+                        struct l2_event *ev, l2_err *e)
 {
-    const char *ops = "RWPAD";
     ev->type = EV_ACCESS;
-    ev->op = (uint8_t)(strchr(ops, w[0][0]) - ops);
+    ev->op = (uint8_t)op;
     ev->tag = L2_TAG_GLOBAL; /* "global" */
     ev->sm = -1;
     if (nw < 3)
@@ -287,7 +286,7 @@ int l2_text_next(struct l2_trace *t, struct l2_event *ev, l2_err *e)
 {
     const char *s = NULL;
     size_t n = 0;
-    const char *w[MAX_WORDS];
+    const char *w[MAX_WORDS], *op;
     size_t wl[MAX_WORDS];
     for (;;) {
         int r = next_line(t, &s, &n, e);
@@ -300,8 +299,8 @@ int l2_text_next(struct l2_trace *t, struct l2_event *ev, l2_err *e)
         ev->pos = t->text.lineno;
         if (nw < 0)
             r = l2_fail(e, "too many words");
-        else if (wl[0] == 1 && strchr("RWPAD", w[0][0]))
-            r = parse_access(t, w, wl, nw, ev, e);
+        else if (wl[0] == 1 && (op = memchr(l2_op_chars, w[0][0], L2_NOP)) != NULL)
+            r = parse_access(t, (enum l2_op)(op - l2_op_chars), w, wl, nw, ev, e);
         else
             r = parse_directive(t, w, wl, nw, ev, e);
         if (r < 0)

@@ -92,6 +92,31 @@ START_TEST(err_size_range)
 }
 END_TEST
 
+/* A NUL byte where the operation goes is no operation (strchr once took it
+ * for the end of "RWPAD" and made an access of operation 5). */
+START_TEST(err_nul_op)
+{
+    static const char text[] = "R 0x100 4\n\0 0x200 4\n";
+    char path[] = "/tmp/l2sim-test-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, text, sizeof text - 1), (ssize_t)(sizeof text - 1));
+    close(fd);
+    struct l2_symtab syms;
+    struct l2_trace *t = NULL;
+    struct l2_event ev;
+    l2_err e;
+    ck_assert_int_eq(l2_symtab_init(&syms, &e), 0);
+    ck_assert_int_eq(l2_trace_open(&t, path, &syms, &e), 0);
+    ck_assert_int_eq(l2_trace_next(t, &ev, &e), 1);
+    ck_assert_int_eq(l2_trace_next(t, &ev, &e), -1);
+    ASSERT_CONTAINS(e.msg, ":2: unknown directive");
+    l2_trace_close(t);
+    l2_symtab_free(&syms);
+    unlink(path);
+}
+END_TEST
+
 START_TEST(err_address)
 {
     expect_error("R zz 32\n", 0, 1, "address: 'zz' is not a number");
@@ -529,6 +554,7 @@ Suite *trace_suite(void)
     tcase_add_test(tc, err_bad_op);
     tcase_add_test(tc, err_missing_size);
     tcase_add_test(tc, err_size_range);
+    tcase_add_test(tc, err_nul_op);
     tcase_add_test(tc, err_address);
     tcase_add_test(tc, err_overflow);
     tcase_add_test(tc, err_unknown_tag);
