@@ -202,13 +202,13 @@ int l2_prio_parse(const char *s, size_t n, enum l2_prio *out, l2_err *e)
         {"global", PRIO_EVICT_UNCHANGED},
     };
     for (int p = 0; p < L2_NPRIO; p++) {
-        if (strlen(l2_prio_names[p]) == n && memcmp(l2_prio_names[p], s, n) == 0) {
+        if (l2_word_is(s, n, l2_prio_names[p])) {
             *out = (enum l2_prio)p;
             return 0;
         }
     }
     for (size_t k = 0; k < L2_ARRAY_LEN(alias); k++) {
-        if (strlen(alias[k].name) == n && memcmp(alias[k].name, s, n) == 0) {
+        if (l2_word_is(s, n, alias[k].name)) {
             *out = alias[k].prio;
             return 0;
         }

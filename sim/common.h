@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define L2_ERR_MAX 512
 
@@ -75,6 +76,17 @@ extern const char *const l2_op_names[L2_NOP];
 int l2_prio_parse(const char *s, size_t n, enum l2_prio *out, l2_err *e);
 
 #define L2_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Whether the n bytes at w are the word `lit`, or begin with `pfx` and go on. */
+static inline int l2_word_is(const char *w, size_t n, const char *lit)
+{
+    return strlen(lit) == n && memcmp(w, lit, n) == 0;
+}
+static inline int l2_has_prefix(const char *w, size_t n, const char *pfx)
+{
+    size_t pn = strlen(pfx);
+    return n > pn && memcmp(w, pfx, pn) == 0;
+}
 
 /* Bits set in a sector mask (a table: no popcnt instruction is assumed). */
 extern const uint8_t l2_popcount8_table[256];

@@ -47,7 +47,7 @@ void l2_config_defaults(struct l2_config *c)
 static const struct cfg_key *find_key(const char *name, size_t n)
 {
     for (size_t k = 0; k < NKEYS; k++)
-        if (strlen(keys[k].name) == n && memcmp(keys[k].name, name, n) == 0)
+        if (l2_word_is(name, n, keys[k].name))
             return &keys[k];
     return NULL;
 }
@@ -83,7 +83,7 @@ static int set_value(struct l2_config *c, const struct cfg_key *k, const char *v
         return 0;
     case CFG_ENUM:
         for (unsigned i = 0; i < k->en->n; i++) {
-            if (strlen(k->en->names[i]) == n && memcmp(k->en->names[i], v, n) == 0) {
+            if (l2_word_is(v, n, k->en->names[i])) {
                 memcpy(base, &i, sizeof i);
                 return 0;
             }

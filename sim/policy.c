@@ -268,10 +268,6 @@ void l2_window_describe(const struct l2_window_spec *w, enum l2_semantics sem, c
     share_outcome(buf, n, doc.share60, hw.share60, sem, "window");
 }
 
-static int word_is(const char *w, size_t n, const char *s)
-{
-    return strlen(s) == n && memcmp(w, s, n) == 0;
-}
 
 /* Consumes a trailing "api=libcu|ptx" word. */
 static int parse_api(int *argc, const char *const *argv, const size_t *lens, enum l2_api *api, l2_err *e)
@@ -280,9 +276,9 @@ static int parse_api(int *argc, const char *const *argv, const size_t *lens, enu
     if (*argc > 0 && lens[*argc - 1] > 4 && memcmp(argv[*argc - 1], "api=", 4) == 0) {
         const char *v = argv[*argc - 1] + 4;
         size_t vn = lens[*argc - 1] - 4;
-        if (word_is(v, vn, "libcu"))
+        if (l2_word_is(v, vn, "libcu"))
             *api = API_LIBCU;
-        else if (word_is(v, vn, "ptx"))
+        else if (l2_word_is(v, vn, "ptx"))
             *api = API_PTX;
         else
             return l2_fail(e, "api must be libcu or ptx, not '%.*s'", (int)vn, v);
@@ -299,7 +295,7 @@ int l2_policy_parse(int argc, const char *const *argv, const size_t *lens, struc
         return l2_fail(e, "policy needs a kind: interleaved, range or descriptor");
     if (parse_api(&argc, argv, lens, &s->api, e) < 0)
         return -1;
-    if (word_is(argv[0], lens[0], "interleaved")) {
+    if (l2_word_is(argv[0], lens[0], "interleaved")) {
         s->kind = POL_INTERLEAVED;
         if (argc < 3 || argc > 4)
             return l2_fail(e, "usage: policy NAME interleaved PRIMARY FRACTION [SECONDARY] [api=libcu|ptx]");
@@ -307,7 +303,7 @@ int l2_policy_parse(int argc, const char *const *argv, const size_t *lens, struc
             l2_parse_double(argv[2], lens[2], &s->fraction, e) < 0 ||
             (argc == 4 && l2_prio_parse(argv[3], lens[3], &s->secondary, e) < 0))
             return -1;
-    } else if (word_is(argv[0], lens[0], "range")) {
+    } else if (l2_word_is(argv[0], lens[0], "range")) {
         s->kind = POL_RANGE;
         if (argc < 5 || argc > 6)
             return l2_fail(e, "usage: policy NAME range BASE LEADING TOTAL PRIMARY [SECONDARY] [api=libcu|ptx]");
@@ -316,7 +312,7 @@ int l2_policy_parse(int argc, const char *const *argv, const size_t *lens, struc
             l2_prio_parse(argv[4], lens[4], &s->primary, e) < 0 ||
             (argc == 6 && l2_prio_parse(argv[5], lens[5], &s->secondary, e) < 0))
             return -1;
-    } else if (word_is(argv[0], lens[0], "descriptor")) {
+    } else if (l2_word_is(argv[0], lens[0], "descriptor")) {
         s->kind = POL_DESCRIPTOR;
         if (argc != 2)
             return l2_fail(e, "usage: policy NAME descriptor 0xHEX");

@@ -61,6 +61,18 @@ void l2_trace_close(struct l2_trace *t)
     free(t);
 }
 
+const char *l2_policy_name_reserved(const char *s, size_t n)
+{
+    if (l2_has_prefix(s, n, "sm=") || l2_word_is(s, n, "shared") || (n > 0 && s[0] == '@'))
+        return "a reserved word (sm=N, shared, @CYCLE)";
+    return NULL;
+}
+
+const char *l2_kernel_name_reserved(const char *s, size_t n)
+{
+    return l2_has_prefix(s, n, "stream=") ? "a kernel name cannot begin with stream=" : NULL;
+}
+
 int l2_trace_next(struct l2_trace *t, struct l2_event *ev, l2_err *e)
 {
     if (t->rp < t->rend && l2_bin_fast_access(t, t->rp, ev)) {

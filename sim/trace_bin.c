@@ -97,9 +97,10 @@ static int read_names(struct l2_trace *t, uint32_t *crc, uint32_t n, l2_err *e)
         if (hread(t, crc, name, len, e) < 0)
             goto out;
         const char *why = bad_name(name, len, L2_BIN_MAX_NAME);
-        if (why || (len > 3 && memcmp(name, "sm=", 3) == 0) || (len == 6 && memcmp(name, "shared", 6) == 0) ||
-            name[0] == '@') {
-            l2_fail(e, "%s: header: name %u cannot name a policy (%s)", t->name, i, why ? why : "reserved word");
+        if (!why)
+            why = l2_policy_name_reserved(name, len);
+        if (why) {
+            l2_fail(e, "%s: header: name %u cannot name a policy (%s)", t->name, i, why);
             goto out;
         }
         int64_t id = l2_sym_intern(t->syms, name, len);
@@ -193,7 +194,7 @@ static int read_kernels(struct l2_trace *t, uint32_t *crc, uint32_t n, l2_err *e
         if (hread(t, crc, k, len, e) < 0)
             return -1;
         k[len] = 0;
-        if (bad_name(k, len, L2_MAX_KNAME - 1) || (len > 7 && memcmp(k, "stream=", 7) == 0))
+        if (bad_name(k, len, L2_MAX_KNAME - 1) || l2_kernel_name_reserved(k, len))
             return l2_fail(e, "%s: header: kernel name %u is not a word (corrupt file?)", t->name, i);
         b->nkern = i + 1;
     }
@@ -512,6 +513,8 @@ static int name_index(struct l2_bin_writer *w, uint32_t id, int add, uint32_t *t
     if (!add)
         return l2_fail(e, "tag '%s' is used before its policy is defined", name);
     const char *why = bad_name(name, strlen(name), L2_BIN_MAX_NAME);
+    if (!why)
+        why = l2_policy_name_reserved(name, strlen(name));
     if (why)
         return l2_fail(e, "policy name '%.40s': %s", name, why);
     if (w->nnames == L2_BIN_MAX_TAGS - L2_NBUILTIN)
@@ -535,7 +538,7 @@ static int kernel_index(struct l2_bin_writer *w, const char *name, uint32_t *idx
         *idx = k->idx;
         return 0;
     }
-    if (bad_name(name, n, L2_MAX_KNAME - 1) || (n > 7 && memcmp(name, "stream=", 7) == 0))
+    if (bad_name(name, n, L2_MAX_KNAME - 1) || l2_kernel_name_reserved(name, n))
         return l2_fail(e, "kernel name '%.40s' cannot be written (not one word of at most %u bytes)", name,
                        L2_MAX_KNAME - 1);
     if (w->nkern == UINT32_MAX || l2_grow(&w->kbyidx, &w->capkern, (uint64_t)w->nkern + 1, sizeof *w->kbyidx, e) < 0)

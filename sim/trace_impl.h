@@ -127,6 +127,11 @@ static inline int l2_bin_fast_access(const struct l2_trace *t, const unsigned ch
     return 1;
 }
 
+/* trace.c: the words the text format reserves, so that every name either
+ * reader accepts is one the writers can write back.  NULL, or the reason. */
+const char *l2_policy_name_reserved(const char *s, size_t n); /* sm=..., shared, @... */
+const char *l2_kernel_name_reserved(const char *s, size_t n); /* stream=... */
+
 /* trace_text.c */
 int l2_text_start(struct l2_trace *t, const unsigned char *head, size_t n, int eof, l2_err *e);
 int l2_text_next(struct l2_trace *t, struct l2_event *ev, l2_err *e);

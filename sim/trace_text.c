@@ -107,16 +107,6 @@ static int split(const char *s, size_t n, const char **w, size_t *wl)
     }
 }
 
-static int word_is(const char *w, size_t n, const char *lit)
-{
-    return strlen(lit) == n && memcmp(w, lit, n) == 0;
-}
-
-static int has_prefix(const char *w, size_t n, const char *pfx)
-{
-    size_t pn = strlen(pfx);
-    return n > pn && memcmp(w, pfx, pn) == 0;
-}
 
 static int parse_u32_word(const char *w, size_t n, uint32_t *out, const char *what, l2_err *e)
 {
@@ -139,7 +129,7 @@ static int access_tag(struct l2_trace *t, const char *w, size_t n, uint32_t *id,
     int64_t s = l2_sym_find(t->syms, w, n);
     if (s < 0 || (s >= L2_NBUILTIN && !(l2_sym_flags(t->syms, (uint32_t)s) & L2_SYM_POLICY))) {
         enum l2_prio p;
-        if (l2_prio_parse(w, n, &p, e) < 0 && word_is(w, n, "shared"))
+        if (l2_prio_parse(w, n, &p, e) < 0 && l2_word_is(w, n, "shared"))
             return -1;
         return l2_fail(e, "unknown tag or policy '%.*s' (not a priority, property or policy defined earlier)",
                        (int)n, w);
@@ -185,7 +175,7 @@ static int parse_access(struct l2_trace *t, enum l2_op op, const char **w, const
             l2_event_set_cycle(ev, c);
             continue;
         }
-        if (has_prefix(w[i], wl[i], "sm=")) {
+        if (l2_has_prefix(w[i], wl[i], "sm=")) {
             uint32_t sm = 0;
             if (parse_u32_word(w[i] + 3, wl[i] - 3, &sm, "sm", e) < 0)
                 return -1;
@@ -212,7 +202,7 @@ static int parse_access(struct l2_trace *t, enum l2_op op, const char **w, const
 static int take_stream(const char **w, const size_t *wl, int *nw, uint32_t *stream, l2_err *e)
 {
     *stream = 0;
-    if (*nw > 1 && has_prefix(w[*nw - 1], wl[*nw - 1], "stream=")) {
+    if (*nw > 1 && l2_has_prefix(w[*nw - 1], wl[*nw - 1], "stream=")) {
         if (parse_u32_word(w[*nw - 1] + 7, wl[*nw - 1] - 7, stream, "stream", e) < 0)
             return -1;
         (*nw)--;
@@ -223,14 +213,15 @@ static int take_stream(const char **w, const size_t *wl, int *nw, uint32_t *stre
 static int parse_directive(struct l2_trace *t, const char **w, const size_t *wl, int nw, struct l2_event *ev,
                            l2_err *e)
 {
-    if (word_is(w[0], wl[0], "policy")) {
+    if (l2_word_is(w[0], wl[0], "policy")) {
         if (nw < 3)
             return l2_fail(e, "usage: policy NAME interleaved|range|descriptor ...");
         int64_t id = l2_sym_find(t->syms, w[1], wl[1]);
         if (id >= 0 && id < L2_NBUILTIN)
             return l2_fail(e, "policy name '%.*s' is a built-in tag", (int)wl[1], w[1]);
-        if (has_prefix(w[1], wl[1], "sm=") || word_is(w[1], wl[1], "shared") || w[1][0] == '@')
-            return l2_fail(e, "'%.*s' cannot name a policy", (int)wl[1], w[1]);
+        const char *why = l2_policy_name_reserved(w[1], wl[1]);
+        if (why)
+            return l2_fail(e, "'%.*s' cannot name a policy: %s", (int)wl[1], w[1], why);
         if (l2_policy_parse(nw - 2, w + 2, wl + 2, &ev->pol, e) < 0)
             return -1;
         id = l2_sym_intern(t->syms, w[1], wl[1]);
@@ -243,35 +234,38 @@ static int parse_directive(struct l2_trace *t, const char **w, const size_t *wl,
         ev->name = (uint32_t)id;
         return 0;
     }
-    if (word_is(w[0], wl[0], "window")) {
+    if (l2_word_is(w[0], wl[0], "window")) {
         if (take_stream(w, wl, &nw, &ev->stream, e) < 0)
             return -1;
-        if (nw == 2 && word_is(w[1], wl[1], "off")) {
+        if (nw == 2 && l2_word_is(w[1], wl[1], "off")) {
             ev->type = EV_WINDOW_OFF;
             return 0;
         }
         ev->type = EV_WINDOW;
         return l2_window_parse(nw - 1, w + 1, wl + 1, &ev->win, e);
     }
-    if (word_is(w[0], wl[0], "setaside")) {
+    if (l2_word_is(w[0], wl[0], "setaside")) {
         if (nw != 2)
             return l2_fail(e, "usage: setaside BYTES");
         ev->type = EV_SETASIDE;
         return l2_parse_bytes(w[1], wl[1], &ev->bytes, e) < 0 ? l2_prefix(e, "setaside") : 0;
     }
-    if (word_is(w[0], wl[0], "reset")) {
+    if (l2_word_is(w[0], wl[0], "reset")) {
         if (nw != 1)
             return l2_fail(e, "usage: reset");
         ev->type = EV_RESET;
         return 0;
     }
-    if (word_is(w[0], wl[0], "kernel")) {
+    if (l2_word_is(w[0], wl[0], "kernel")) {
         if (take_stream(w, wl, &nw, &ev->stream, e) < 0)
             return -1;
         if (nw != 2)
             return l2_fail(e, "usage: kernel NAME [stream=S]");
         if (wl[1] >= L2_MAX_KNAME)
             return l2_fail(e, "kernel name longer than %u characters", L2_MAX_KNAME - 1);
+        const char *why = l2_kernel_name_reserved(w[1], wl[1]);
+        if (why)
+            return l2_fail(e, "kernel '%.*s': %s", (int)wl[1], w[1], why);
         ev->type = EV_KERNEL;
         memcpy(ev->kname, w[1], wl[1]);
         ev->kname[wl[1]] = 0;

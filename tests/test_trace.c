@@ -269,6 +269,8 @@ START_TEST(err_kernel_name)
 {
     expect_error("kernel\n", 0, 1, "usage: kernel NAME");
     expect_error("kernel stream=1\n", 0, 1, "usage: kernel NAME");
+    /* a name the binary writer could not write back as text (it would read as a stream) */
+    expect_error("kernel stream=5 stream=3\n", 0, 1, "cannot begin with stream=");
     expect_error("kernel a b\n", 0, 1, "usage: kernel NAME");
     char buf[300];
     memset(buf, 0, sizeof buf);
