@@ -562,27 +562,6 @@ static int64_t simulate(struct l2_sim **sims, unsigned n, unsigned nworkers, con
     return r < 0 ? -1 : records;
 }
 
-/* Adds the counters of lane simulators into the first (run --threads).
- * Returns -1 when out of memory. */
-static int merge_lanes(struct l2_sim **lanes, unsigned n)
-{
-    struct l2_sim *dst = lanes[0];
-    for (unsigned i = 1; i < n; i++) {
-        const struct l2_sim *src = lanes[i];
-        for (uint32_t k = 0; k < dst->nk && k < src->nk; k++) {
-            struct l2_kstats *a = &dst->k[k];
-            const struct l2_kstats *b = &src->k[k];
-            l2_counters_add(&a->total, &b->total);
-            for (unsigned p = 0; p < L2_NPRIO; p++)
-                l2_counters_add(&a->prio[p], &b->prio[p]);
-            for (uint32_t t = 0; t < a->ntag && t < b->ntag; t++)
-                l2_counters_add(&a->tag[t], &b->tag[t]);
-            if (l2_ktime_merge(&a->time, &b->time) < 0)
-                return -1;
-        }
-    }
-    return 0;
-}
 
 static int setup_sim(struct l2_sim *s, const struct variant_opts *v, struct l2_symtab *syms, l2_err *e)
 {
@@ -623,10 +602,9 @@ static int cmd_run(int argc, char **argv)
         sp[ok] = &lane[ok];
     }
     int64_t records = ok == nlanes ? simulate(sp, nlanes, nlanes, o.trace, &syms, &e) : -1;
-    if (records >= 0 && merge_lanes(sp, nlanes) < 0) {
-        l2_fail(&e, "out of memory");
-        records = -1;
-    }
+    for (unsigned i = 1; records >= 0 && i < nlanes; i++) /* the lanes' sums make one report */
+        if (l2_sim_merge_lane(&lane[0], &lane[i]) < 0)
+            records = l2_fail(&e, "out of memory");
     if (records < 0) {
         rc = die(&e);
         goto out;

@@ -330,18 +330,34 @@ int l2_sim_policy_event(struct l2_sim *s, const struct l2_event *ev, l2_err *e)
     }
 }
 
+/* Adds kernel k's scopes into total, prio and the first ntag tags. */
+static void kstats_add(struct l2_counters *total, struct l2_counters prio[L2_NPRIO], struct l2_counters *tag,
+                       uint32_t ntag, const struct l2_kstats *k)
+{
+    l2_counters_add(total, &k->total);
+    for (unsigned p = 0; p < L2_NPRIO; p++)
+        l2_counters_add(&prio[p], &k->prio[p]);
+    for (uint32_t t = 0; t < ntag && t < k->ntag; t++)
+        l2_counters_add(&tag[t], &k->tag[t]);
+}
+
 void l2_sim_totals(const struct l2_sim *s, struct l2_counters *total, struct l2_counters prio[L2_NPRIO],
                    struct l2_counters *tag)
 {
     memset(total, 0, sizeof *total);
     memset(prio, 0, L2_NPRIO * sizeof *prio);
     memset(tag, 0, s->nbind * sizeof *tag);
-    for (uint32_t i = 0; i < s->nk; i++) {
-        const struct l2_kstats *k = &s->k[i];
-        l2_counters_add(total, &k->total);
-        for (unsigned p = 0; p < L2_NPRIO; p++)
-            l2_counters_add(&prio[p], &k->prio[p]);
-        for (uint32_t t = 0; t < k->ntag; t++)
-            l2_counters_add(&tag[t], &k->tag[t]);
+    for (uint32_t i = 0; i < s->nk; i++)
+        kstats_add(total, prio, tag, s->nbind, &s->k[i]);
+}
+
+int l2_sim_merge_lane(struct l2_sim *dst, const struct l2_sim *src)
+{
+    for (uint32_t i = 0; i < dst->nk && i < src->nk; i++) {
+        struct l2_kstats *k = &dst->k[i];
+        kstats_add(&k->total, k->prio, k->tag, k->ntag, &src->k[i]);
+        if (l2_ktime_merge(&k->time, &src->k[i].time) < 0)
+            return -1;
     }
+    return 0;
 }

@@ -106,10 +106,11 @@ void l2_sim_free(struct l2_sim *s);
 int l2_sim_event(struct l2_sim *s, const struct l2_event *ev, l2_err *e);
 /* Makes s lane `lane` of `lanes` simulators that share a trace: only its
  * share of the set indices, a contiguous range, is simulated (and timed);
- * an access is counted by the lane of its first line.  Merge a kernel's lanes
- * with l2_ktime_merge as well as l2_counters_add: the report is then that
- * of one simulator. */
+ * an access is counted by the lane of its first line.  Merged with
+ * l2_sim_merge_lane, the lanes report what one simulator would. */
 void l2_sim_set_lane(struct l2_sim *s, unsigned lane, unsigned lanes);
+/* Adds lane src's counters and timing sums into dst; -1 when out of memory. */
+int l2_sim_merge_lane(struct l2_sim *dst, const struct l2_sim *src);
 /* Consumes one event of a --policy file: policy, window and setaside
  * lines, which then override the trace's definitions of the same name,
  * stream or set-aside. */
