@@ -11,15 +11,10 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#define L2_X_NAME(id, name) [id] = name,
 const char *const l2_prio_names[L2_NPRIO] = {L2_PRIO_LIST(L2_X_NAME)};
-_Static_assert(L2_ARRAY_LEN(l2_prio_names) == L2_NPRIO, "priority names");
 
 #define L2_X_OPCH(id, ch, name) [id] = ch,
-#define L2_X_OPNAME(id, ch, name) [id] = name,
 const char l2_op_chars[L2_NOP] = {L2_OP_LIST(L2_X_OPCH)};
-const char *const l2_op_names[L2_NOP] = {L2_OP_LIST(L2_X_OPNAME)};
-_Static_assert(L2_ARRAY_LEN(l2_op_names) == L2_NOP, "op names");
 
 #define B2(n) n, n + 1, n + 1, n + 2
 #define B4(n) B2(n), B2(n + 1), B2(n + 1), B2(n + 2)

@@ -52,6 +52,7 @@ const char *l2_fmt_bytes(uint64_t v, char *buf, size_t n);
     X(PRIO_NO_ALLOCATE, "no_allocate")
 
 #define L2_X_ENUM(id, name) id,
+#define L2_X_NAME(id, name) [id] = name,
 enum l2_prio { L2_PRIO_LIST(L2_X_ENUM) L2_NPRIO };
 extern const char *const l2_prio_names[L2_NPRIO];
 
@@ -65,7 +66,6 @@ extern const char *const l2_prio_names[L2_NPRIO];
 #define L2_X_OPENUM(id, ch, name) id,
 enum l2_op { L2_OP_LIST(L2_X_OPENUM) L2_NOP };
 extern const char l2_op_chars[L2_NOP];
-extern const char *const l2_op_names[L2_NOP];
 
 /*
  * Parses a priority given as a PTX name (evict_first ...), a
@@ -86,6 +86,15 @@ static inline int l2_has_prefix(const char *w, size_t n, const char *pfx)
 {
     size_t pn = strlen(pfx);
     return n > pn && memcmp(w, pfx, pn) == 0;
+}
+
+/* ceil(log2(v)), v >= 1: the shift of a power of two. */
+static inline unsigned l2_log2_ceil(uint64_t v)
+{
+    unsigned k = 0;
+    while (k < 63 && ((uint64_t)1 << k) < v)
+        k++;
+    return k;
 }
 
 /* Bits set in a sector mask (a table: no popcnt instruction is assumed). */

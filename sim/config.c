@@ -8,9 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NAME_OF(id, name) [id] = name,
-const char *const l2_sethash_names[L2_NSETHASH] = {L2_SETHASH_LIST(NAME_OF)};
-const char *const l2_smmap_names[L2_NSMMAP] = {L2_SMMAP_LIST(NAME_OF)};
+const char *const l2_sethash_names[L2_NSETHASH] = {L2_SETHASH_LIST(L2_X_NAME)};
+const char *const l2_smmap_names[L2_NSMMAP] = {L2_SMMAP_LIST(L2_X_NAME)};
 
 struct cfg_enum {
     const char *const *names;

@@ -9,13 +9,6 @@
 
 #include "policy.h"
 
-static unsigned log2u(uint64_t v)
-{
-    unsigned k = 0;
-    while (((uint64_t)1 << k) < v)
-        k++;
-    return k;
-}
 
 uint32_t l2_quota_ways(const struct l2_config *c, uint64_t bytes)
 {
@@ -35,12 +28,12 @@ int l2_init(struct l2 *l, const struct l2_config *cfg, l2_err *e)
         return -1;
     l->cfg = *cfg;
     l->nparts = (unsigned)cfg->partitions;
-    l->line_shift = log2u(cfg->line_size);
-    l->sector_shift = log2u(cfg->sector_size);
+    l->line_shift = l2_log2_ceil(cfg->line_size);
+    l->sector_shift = l2_log2_ceil(cfg->sector_size);
     l->sectors = (unsigned)(cfg->line_size / cfg->sector_size);
     l->sets = (uint32_t)(cfg->l2_size / (cfg->line_size * cfg->ways * cfg->partitions));
     l->seed = l2_mix64(cfg->hash_seed + 0x51ed270b27a3c5d1ULL);
-    l->chunk_shift = log2u(cfg->hash_chunk) > l->line_shift ? log2u(cfg->hash_chunk) - l->line_shift : 0;
+    l->chunk_shift = l2_log2_ceil(cfg->hash_chunk) > l->line_shift ? l2_log2_ceil(cfg->hash_chunk) - l->line_shift : 0;
     l->part = calloc(l->nparts, sizeof *l->part);
     l->sm_part = calloc(cfg->sms, sizeof *l->sm_part);
     if (!l->part || !l->sm_part) {

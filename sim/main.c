@@ -7,7 +7,6 @@
  */
 #include <inttypes.h>
 #include <pthread.h>
-#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

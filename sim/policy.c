@@ -68,18 +68,11 @@ static unsigned interleave_n(const struct l2_policy_spec *s)
     return c < 0 ? 0u : c > 15 ? 15u : (unsigned)c;
 }
 
-static unsigned ceil_log2(uint64_t v)
-{
-    unsigned k = 0;
-    while (k < 63 && ((uint64_t)1 << k) < v)
-        k++;
-    return k;
-}
 
 /* Block-size code k of a range request: block = 4 KiB << k. */
 static unsigned range_k(uint64_t total)
 {
-    unsigned lg = ceil_log2(total);
+    unsigned lg = l2_log2_ceil(total);
     return lg > 19 ? lg - 19 : 0; /* 2^lg / 128 > 4 KiB */
 }
 

@@ -261,8 +261,6 @@ void l2_report_table(FILE *f, const struct l2_sim *s, const struct l2_run_info *
     fprintf(f, "l2sim %s report\n", L2SIM_VERSION);
     fprintf(f, "trace: %s: %" PRIu64 " records read, %" PRIu64 " simulated (%" PRIu64 " accesses)\n", ri->trace,
             ri->records, s->records, s->accesses);
-    if (ri->variant)
-        fprintf(f, "variant: %s\n", ri->variant);
     fprintf(f, "semantics: %s\nconfiguration:\n", sem_name(s->sem));
     l2_config_print(&s->l2.cfg, f, "  ");
     char b1[32];

@@ -15,7 +15,6 @@
 
 struct l2_run_info {
     const char *trace;    /* trace name as given */
-    const char *variant;  /* variant name (compare) or NULL */
     uint64_t records;     /* records read from the trace */
     int histogram;        /* table: print each kernel's latency histograms (--histogram) */
 };

@@ -116,11 +116,6 @@ void l2_source_close(struct l2_source *s)
     free(s);
 }
 
-enum l2_comp l2_source_compression(const struct l2_source *s)
-{
-    return s->comp;
-}
-
 double l2_source_fraction(const struct l2_source *s)
 {
     if (!s->size)

@@ -28,7 +28,6 @@ int l2_source_open(struct l2_source **s, const char *path, const char *name, l2_
  * of the stream.  Returns the count, or -1 (e: "NAME: reason", e.g. a
  * truncated or corrupt compressed stream). */
 int64_t l2_source_read(struct l2_source *s, void *buf, size_t n, l2_err *e);
-enum l2_comp l2_source_compression(const struct l2_source *s);
 /* Fraction of the underlying file consumed so far (compressed bytes for a
  * compressed file), or -1 when its size is unknown (a pipe). */
 double l2_source_fraction(const struct l2_source *s);

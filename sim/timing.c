@@ -9,11 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NAME_OF(id, name) name,
-const char *const l2_lat_names[L2_NLAT] = {L2_LAT_LIST(NAME_OF)};
-const char *const l2_res_names[L2_NRES] = {L2_RES_LIST(NAME_OF)};
-_Static_assert(sizeof(l2_lat_names) / sizeof(l2_lat_names[0]) == L2_NLAT, "latency class names");
-_Static_assert(sizeof(l2_res_names) / sizeof(l2_res_names[0]) == L2_NRES, "resource names");
+const char *const l2_lat_names[L2_NLAT] = {L2_LAT_LIST(L2_X_NAME)};
+const char *const l2_res_names[L2_NRES] = {L2_RES_LIST(L2_X_NAME)};
 
 const uint32_t l2_hist_lower[L2_HIST_BUCKETS] = {0,    128,  192,  256,  384,  512,   768,   1024,
                                                  1536, 2048, 3072, 4096, 6144, 8192, 12288, 16384};
@@ -33,17 +30,19 @@ static inline uint32_t fastmod(uint32_t a, uint64_t m, uint32_t d)
     return (uint32_t)(((unsigned __int128)(m * a) * d) >> 64);
 }
 
-static unsigned log2u(uint64_t v)
-{
-    unsigned k = 0;
-    while (((uint64_t)1 << k) < v)
-        k++;
-    return k;
-}
 
 static uint32_t cycles_of(double c)
 {
     return c < 0 ? 0 : c > 2e9 ? 2000000000u : (uint32_t)(c + 0.5);
+}
+
+/* Base latency of each sector class, cycles. */
+static void base_latencies(const struct l2_config *cfg, uint32_t lat[L2_NSC])
+{
+    lat[L2_SC_NEAR] = cycles_of(cfg->lat_near_hit);
+    lat[L2_SC_FAR] = cycles_of(cfg->lat_far_hit);
+    lat[L2_SC_MISS] = cycles_of(cfg->lat_dram);
+    lat[L2_SC_MISS_FAR] = cycles_of(cfg->lat_dram + cfg->lat_far_hit - cfg->lat_near_hit);
 }
 
 /* Servers of every resource and where they start in l2_ktime.serv. */
@@ -82,18 +81,14 @@ int l2_timing_init(struct l2_timing *t, const struct l2_config *cfg, l2_err *e)
     geometry(cfg, &g);
     t->nparts = g.nparts;
     t->spp = g.spp;
-    t->slices = g.slices;
     t->nch = g.nch;
     t->spp_m = UINT64_MAX / t->spp + 1;
     t->nch_m = UINT64_MAX / t->nch + 1;
     t->nsm = g.nsm;
     t->sets = (uint32_t)(cfg->l2_size / (cfg->line_size * cfg->ways * cfg->partitions));
-    t->sector_shift = log2u(cfg->sector_size);
+    t->sector_shift = l2_log2_ceil(cfg->sector_size);
     t->atom = (uint32_t)(cfg->dram_atom > cfg->sector_size ? cfg->dram_atom : cfg->sector_size);
-    t->lat[L2_SC_NEAR] = cycles_of(cfg->lat_near_hit);
-    t->lat[L2_SC_FAR] = cycles_of(cfg->lat_far_hit);
-    t->lat[L2_SC_MISS] = cycles_of(cfg->lat_dram);
-    t->lat[L2_SC_MISS_FAR] = cycles_of(cfg->lat_dram + cfg->lat_far_hit - cfg->lat_near_hit);
+    base_latencies(cfg, t->lat);
     t->win = (uint32_t)cfg->sm_inflight;
     memcpy(t->off, g.off, sizeof t->off);
     t->nserv = g.total;
@@ -450,10 +445,7 @@ void l2_ktime_eval(const struct l2_config *cfg, const struct l2_ktime *k, struct
     memset(out, 0, sizeof *out);
     geometry(cfg, &g);
     unit_cycles(cfg, &g, k, kr);
-    base[L2_SC_NEAR] = cycles_of(cfg->lat_near_hit);
-    base[L2_SC_FAR] = cycles_of(cfg->lat_far_hit);
-    base[L2_SC_MISS] = cycles_of(cfg->lat_dram);
-    base[L2_SC_MISS_FAR] = cycles_of(cfg->lat_dram + cfg->lat_far_hit - cfg->lat_near_hit);
+    base_latencies(cfg, base);
     double clk = cfg->clock_mhz / 1000.0;
 
     /* Accesses without @CYCLE: buckets of lines in trace order. */

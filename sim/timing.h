@@ -173,7 +173,7 @@ struct l2_pending {
 /* The per-line half of the model: geometry and the state of the current
  * kernel. */
 struct l2_timing {
-    unsigned nparts, spp, slices, nch;
+    unsigned nparts, spp, nch;
     uint64_t spp_m, nch_m; /* fast-modulo constants */
     uint32_t nsm;          /* sms + 1: the last one issues accesses without sm= */
     uint32_t sets;         /* per partition */

@@ -83,11 +83,6 @@ int l2_trace_next(struct l2_trace *t, struct l2_event *ev, l2_err *e)
     return t->fmt == L2_FMT_BINARY ? l2_bin_next(t, ev, e) : l2_text_next(t, ev, e);
 }
 
-const char *l2_trace_name(const struct l2_trace *t)
-{
-    return t->name;
-}
-
 const char *l2_trace_where(const struct l2_trace *t, uint64_t pos, char *buf, size_t n)
 {
     if (t->fmt == L2_FMT_BINARY)

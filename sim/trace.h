@@ -74,8 +74,6 @@ int l2_trace_open(struct l2_trace **t, const char *path, struct l2_symtab *syms,
  * before that block's checksum has been verified, and a truncated file
  * fails before the records it lacks would have been handed out. */
 int l2_trace_next(struct l2_trace *t, struct l2_event *ev, l2_err *e);
-/* The file name used in errors ("<stdin>" for "-"). */
-const char *l2_trace_name(const struct l2_trace *t);
 /* "FILE:LINE" (text) or "FILE:record N" (binary) of an event position,
  * for errors found after reading; returns buf. */
 const char *l2_trace_where(const struct l2_trace *t, uint64_t pos, char *buf, size_t n);
