@@ -331,12 +331,7 @@ static int decode(struct l2_trace *t, const unsigned char *p, struct l2_event *e
         ev->size = size;
         ev->tag = b->tagmap[ti];
         ev->sm = sm1 ? (int32_t)(sm1 - 1) : -1;
-        if (type == OP_PREFETCH) {
-            enum l2_prio pr = ev->tag < L2_NBUILTIN ? l2_builtin_prio(ev->tag) : PRIO_NO_ALLOCATE;
-            if (pr != PRIO_EVICT_LAST && pr != PRIO_EVICT_NORMAL)
-                return l2_fail(e, "prefetch needs the tag evict_last or evict_normal");
-        }
-        return 0;
+        return type == OP_PREFETCH ? l2_prefetch_tag_check(ev->tag, e) : 0;
     }
     switch (type) {
     case L2_REC_POLICY: {
@@ -416,7 +411,7 @@ int l2_bin_next(struct l2_trace *t, struct l2_event *ev, l2_err *e)
                 t->recno++;
                 continue;
             }
-            if (!l2_bin_fast_access(t, t->rp, ev) && decode(t, t->rp, ev, e) < 0)
+            if (decode(t, t->rp, ev, e) < 0) /* any record (the fast path is l2_trace_next's) */
                 return l2_prefix(e, "%s:record %" PRIu64, t->name, t->recno + 1);
             if (at1) {
                 if (ev->type != EV_ACCESS)
@@ -590,11 +585,8 @@ static int encode(struct l2_bin_writer *w, const struct l2_event *ev, uint64_t *
             ti = ev->tag;
         else if (name_index(w, ev->tag, 0, &ti, e) < 0)
             return -1;
-        if (ev->op == OP_PREFETCH) {
-            enum l2_prio pr = ev->tag < L2_NBUILTIN ? l2_builtin_prio(ev->tag) : PRIO_NO_ALLOCATE;
-            if (pr != PRIO_EVICT_LAST && pr != PRIO_EVICT_NORMAL)
-                return l2_fail(e, "prefetch needs the tag evict_last or evict_normal");
-        }
+        if (ev->op == OP_PREFETCH && l2_prefetch_tag_check(ev->tag, e) < 0)
+            return -1;
         m = ev->op | (uint64_t)(ev->size - 1) << 4 | (uint64_t)ti << 16 | (uint64_t)((int64_t)ev->sm + 1) << 32;
         a = ev->addr;
         break;

@@ -131,6 +131,8 @@ static inline int l2_bin_fast_access(const struct l2_trace *t, const unsigned ch
  * reader accepts is one the writers can write back.  NULL, or the reason. */
 const char *l2_policy_name_reserved(const char *s, size_t n); /* sm=..., shared, @... */
 const char *l2_kernel_name_reserved(const char *s, size_t n); /* stream=... */
+/* A prefetch must carry the tag evict_last or evict_normal: 0, or -1 and the reason. */
+int l2_prefetch_tag_check(uint32_t tag, l2_err *e);
 
 /* trace_text.c */
 int l2_text_start(struct l2_trace *t, const unsigned char *head, size_t n, int eof, l2_err *e);

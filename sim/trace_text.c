@@ -162,7 +162,7 @@ static int parse_access(struct l2_trace *t, enum l2_op op, const char **w, const
     if (ev->addr > UINT64_MAX - size)
         return l2_fail(e, "address + size overflows the address space");
     ev->size = (uint32_t)size;
-    int have_tag = 0, words = 0; /* words after SIZE other than @CYCLE */
+    int words = 0; /* words after SIZE other than @CYCLE */
     for (int i = 3; i < nw; i++) {
         if (w[i][0] == '@') {
             uint64_t c;
@@ -180,22 +180,16 @@ static int parse_access(struct l2_trace *t, enum l2_op op, const char **w, const
             if (parse_u32_word(w[i] + 3, wl[i] - 3, &sm, "sm", e) < 0)
                 return -1;
             ev->sm = (int32_t)sm;
-        } else if (!have_tag && words == 0) {
+        } else if (words == 0) {
             if (access_tag(t, w[i], wl[i], &ev->tag, e) < 0)
                 return -1;
-            have_tag = 1;
         } else {
             return l2_fail(e, "unexpected '%.*s' (an access is OP ADDR SIZE [TAG] [sm=N] [@CYCLE])", (int)wl[i],
                            w[i]);
         }
         words++;
     }
-    if (ev->op == OP_PREFETCH) {
-        enum l2_prio p = have_tag && ev->tag < L2_NBUILTIN ? l2_builtin_prio(ev->tag) : PRIO_NO_ALLOCATE;
-        if (p != PRIO_EVICT_LAST && p != PRIO_EVICT_NORMAL)
-            return l2_fail(e, "prefetch needs the tag evict_last or evict_normal");
-    }
-    return 0;
+    return ev->op == OP_PREFETCH ? l2_prefetch_tag_check(ev->tag, e) : 0;
 }
 
 /* Removes a trailing stream=S word. */
