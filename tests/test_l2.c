@@ -56,12 +56,12 @@ static int64_t slot_of(const struct l2 *l, unsigned part, uint64_t line)
     return l2_cache_find(&l->part[part], set, line);
 }
 
-static unsigned home_of(const struct l2 *l, uint64_t line)
+/* Slot of a line that must be resident in partition `part`. */
+static uint64_t resident(const struct l2 *l, unsigned part, uint64_t line)
 {
-    unsigned h;
-    uint32_t set;
-    l2_locate(l, line, &h, &set);
-    return h;
+    int64_t s = slot_of(l, part, line);
+    ck_assert_msg(s >= 0, "line %llu is not in partition %u", (unsigned long long)line, part);
+    return (uint64_t)s;
 }
 
 /* One access; returns the outcome. */
@@ -82,7 +82,6 @@ START_TEST(geometry)
     ck_assert_uint_eq(l.line_shift, 7);
     ck_assert_uint_eq(l.sector_shift, 5);
     ck_assert_uint_eq(l.sectors, 4);
-    ck_assert_uint_eq((1u << l.sectors) - 1, 0xf); /* the full-line sector mask */
     for (uint64_t line = 0; line < 1000; line++) {
         unsigned h;
         uint32_t s;
@@ -95,7 +94,7 @@ START_TEST(geometry)
     ck_assert_uint_eq(l.sets, 4);
     unsigned homes[2] = {0, 0};
     for (uint64_t line = 0; line < 1000; line++)
-        homes[home_of(&l, line)]++;
+        homes[l2_home(&l, line)]++;
     ck_assert_uint_gt(homes[0], 400);
     ck_assert_uint_gt(homes[1], 400);
     l2_free(&l);
@@ -131,7 +130,7 @@ START_TEST(sector_accounting)
     o = acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, L + 1, 0x6, -1);
     ck_assert_uint_eq(o.line_miss, 0x6);
     ck_assert_uint_eq(o.dram_rd, 64);
-    ck_assert_uint_eq(*l2_cache_valid(&l.part[0], slot_of(&l, 0, L + 1)), 0x6);
+    ck_assert_uint_eq(*l2_cache_valid(&l.part[0], resident(&l, 0, L + 1)), 0x6);
     l2_free(&l);
 }
 END_TEST
@@ -231,7 +230,7 @@ START_TEST(write_allocate_and_writeback)
     o = acc(&l, OP_WRITE, PRIO_EVICT_UNCHANGED, v[1], 0x3, -1);
     ck_assert_uint_eq(o.hit, 0x3);
     ck_assert_uint_eq(o.line_miss, 0);
-    ck_assert_uint_eq(*l2_cache_dirty(&l.part[0], slot_of(&l, 0, v[1])), 0x7);
+    ck_assert_uint_eq(*l2_cache_dirty(&l.part[0], resident(&l, 0, v[1])), 0x7);
     /* fill the set with clean lines: v[0] (4 dirty sectors) and v[1] (3) go
      * back to DRAM when evicted, nothing else does */
     uint32_t wr = 0;
@@ -289,7 +288,7 @@ static int survives(struct l2 *l, uint64_t line, const uint64_t *others, unsigne
 {
     for (unsigned i = 0; i < n; i++)
         acc(l, OP_READ, PRIO_EVICT_NORMAL, others[i], 0xf, -1);
-    return slot_of(l, home_of(l, line), line) >= 0;
+    return slot_of(l, l2_home(l, line), line) >= 0;
 }
 
 START_TEST(applypriority_demotes)
@@ -300,12 +299,12 @@ START_TEST(applypriority_demotes)
     uint64_t v[12];
     lines_in_set(&l, 2, -1, 12, v);
     acc(&l, OP_READ, PRIO_EVICT_LAST, v[0], 0xf, -1);
-    ck_assert_uint_eq(l2_cache_cls(&l.part[0], slot_of(&l, 0, v[0])), CLS_LAST);
+    ck_assert_uint_eq(l2_cache_cls(&l.part[0], resident(&l, 0, v[0])), CLS_LAST);
     ck_assert(survives(&l, v[0], v + 1, 5)); /* protected by the quota of 1 way */
     struct l2_outcome o = acc(&l, OP_APPLY, PRIO_EVICT_NORMAL, v[0], 0xf, -1);
     ck_assert_uint_eq(o.dram_rd, 0);
-    ck_assert_uint_eq(l2_cache_cls(&l.part[0], slot_of(&l, 0, v[0])), CLS_NORMAL);
-    ck_assert_uint_eq(*l2_cache_valid(&l.part[0], slot_of(&l, 0, v[0])), 0xf); /* still resident */
+    ck_assert_uint_eq(l2_cache_cls(&l.part[0], resident(&l, 0, v[0])), CLS_NORMAL);
+    ck_assert_uint_eq(*l2_cache_valid(&l.part[0], resident(&l, 0, v[0])), 0xf); /* still resident */
     ck_assert(!survives(&l, v[0], v + 6, 4));
     l2_free(&l);
 }
@@ -320,31 +319,31 @@ START_TEST(hit_priority_updates)
     /* evict_unchanged and no_allocate hits keep evict_last */
     acc(&l, OP_READ, PRIO_EVICT_LAST, v[0], 0xf, -1);
     acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[0], 0xf, -1);
-    ck_assert_uint_eq(l2_cache_cls(&l.part[0], slot_of(&l, 0, v[0])), CLS_LAST);
+    ck_assert_uint_eq(l2_cache_cls(&l.part[0], resident(&l, 0, v[0])), CLS_LAST);
     acc(&l, OP_READ, PRIO_NO_ALLOCATE, v[0], 0xf, -1);
-    ck_assert_uint_eq(l2_cache_cls(&l.part[0], slot_of(&l, 0, v[0])), CLS_LAST);
+    ck_assert_uint_eq(l2_cache_cls(&l.part[0], resident(&l, 0, v[0])), CLS_LAST);
     acc(&l, OP_WRITE, PRIO_EVICT_UNCHANGED, v[0], 0x1, -1);
-    ck_assert_uint_eq(l2_cache_cls(&l.part[0], slot_of(&l, 0, v[0])), CLS_LAST);
+    ck_assert_uint_eq(l2_cache_cls(&l.part[0], resident(&l, 0, v[0])), CLS_LAST);
     ck_assert(survives(&l, v[0], v + 1, 5));
     /* an evict_normal hit demotes it */
     acc(&l, OP_READ, PRIO_EVICT_NORMAL, v[0], 0x1, -1);
-    ck_assert_uint_eq(l2_cache_cls(&l.part[0], slot_of(&l, 0, v[0])), CLS_NORMAL);
+    ck_assert_uint_eq(l2_cache_cls(&l.part[0], resident(&l, 0, v[0])), CLS_NORMAL);
     ck_assert(!survives(&l, v[0], v + 6, 4));
     /* evict_first hits make a line FIRST; evict_last hits promote */
     acc(&l, OP_READ, PRIO_EVICT_NORMAL, v[1], 0xf, -1);
     acc(&l, OP_READ, PRIO_EVICT_FIRST, v[1], 0xf, -1);
-    ck_assert_uint_eq(l2_cache_cls(&l.part[0], slot_of(&l, 0, v[1])), CLS_FIRST);
+    ck_assert_uint_eq(l2_cache_cls(&l.part[0], resident(&l, 0, v[1])), CLS_FIRST);
     acc(&l, OP_READ, PRIO_EVICT_LAST, v[1], 0xf, -1);
-    ck_assert_uint_eq(l2_cache_cls(&l.part[0], slot_of(&l, 0, v[1])), CLS_LAST);
+    ck_assert_uint_eq(l2_cache_cls(&l.part[0], resident(&l, 0, v[1])), CLS_LAST);
     acc(&l, OP_WRITE, PRIO_EVICT_NORMAL, v[1], 0xf, -1);
-    ck_assert_uint_eq(l2_cache_cls(&l.part[0], slot_of(&l, 0, v[1])), CLS_NORMAL);
+    ck_assert_uint_eq(l2_cache_cls(&l.part[0], resident(&l, 0, v[1])), CLS_NORMAL);
     /* fills: evict_first -> FIRST, evict_unchanged -> NORMAL */
     acc(&l, OP_READ, PRIO_EVICT_FIRST, v[2], 0xf, -1);
-    ck_assert_uint_eq(l2_cache_cls(&l.part[0], slot_of(&l, 0, v[2])), CLS_FIRST);
+    ck_assert_uint_eq(l2_cache_cls(&l.part[0], resident(&l, 0, v[2])), CLS_FIRST);
     acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[3], 0xf, -1);
-    ck_assert_uint_eq(l2_cache_cls(&l.part[0], slot_of(&l, 0, v[3])), CLS_NORMAL);
+    ck_assert_uint_eq(l2_cache_cls(&l.part[0], resident(&l, 0, v[3])), CLS_NORMAL);
     acc(&l, OP_WRITE, PRIO_EVICT_LAST, v[4], 0xf, -1);
-    ck_assert_uint_eq(l2_cache_cls(&l.part[0], slot_of(&l, 0, v[4])), CLS_LAST);
+    ck_assert_uint_eq(l2_cache_cls(&l.part[0], resident(&l, 0, v[4])), CLS_LAST);
     l2_free(&l);
 }
 END_TEST
@@ -373,9 +372,10 @@ START_TEST(no_allocate_does_not_fill)
     o = acc(&l, OP_READ, PRIO_NO_ALLOCATE, L, 0x3, -1);
     ck_assert_uint_eq(o.hit, 0x1);
     ck_assert_uint_eq(o.dram_rd, 32);
-    ck_assert_uint_eq(*l2_cache_valid(&l.part[0], slot_of(&l, 0, L)), 0x1);
+    ck_assert_uint_eq(*l2_cache_valid(&l.part[0], resident(&l, 0, L)), 0x1);
     /* a no_allocate prefetch fills nothing either */
     o = acc(&l, OP_PREFETCH, PRIO_NO_ALLOCATE, L + 1, 0xf, -1);
+    ck_assert_uint_eq(o.dram_rd, 128);
     ck_assert_int_lt(slot_of(&l, 0, L + 1), 0);
     l2_free(&l);
 }
@@ -388,7 +388,7 @@ START_TEST(prefetch_fills)
     tiny(&l, 1, NULL);
     o = acc(&l, OP_PREFETCH, PRIO_EVICT_LAST, 55, 0xf, -1);
     ck_assert_uint_eq(o.dram_rd, 128);
-    ck_assert_uint_eq(l2_cache_cls(&l.part[0], slot_of(&l, 0, 55)), CLS_LAST);
+    ck_assert_uint_eq(l2_cache_cls(&l.part[0], resident(&l, 0, 55)), CLS_LAST);
     o = acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, 55, 0xf, -1);
     ck_assert_uint_eq(o.hit, 0xf);
     l2_free(&l);
@@ -493,12 +493,12 @@ START_TEST(reset_demotes)
     lines_in_set(&l, 0, 0, 12, v);
     acc(&l, OP_READ, PRIO_EVICT_LAST, v[0], 0xf, 0); /* sm 0: home partition 0 */
     acc(&l, OP_READ, PRIO_EVICT_LAST, v[1], 0xf, 1); /* sm 1: far, copy in 1 */
-    ck_assert_uint_eq(l2_cache_cls(&l.part[0], slot_of(&l, 0, v[0])), CLS_LAST);
-    ck_assert_uint_eq(l2_cache_cls(&l.part[0], slot_of(&l, 0, v[1])), CLS_LAST);
+    ck_assert_uint_eq(l2_cache_cls(&l.part[0], resident(&l, 0, v[0])), CLS_LAST);
+    ck_assert_uint_eq(l2_cache_cls(&l.part[0], resident(&l, 0, v[1])), CLS_LAST);
     l2_reset_persisting(&l);
-    ck_assert_uint_eq(l2_cache_cls(&l.part[0], slot_of(&l, 0, v[0])), CLS_NORMAL);
-    ck_assert_uint_eq(l2_cache_cls(&l.part[0], slot_of(&l, 0, v[1])), CLS_NORMAL);
-    ck_assert_uint_eq(*l2_cache_valid(&l.part[0], slot_of(&l, 0, v[0])), 0xf);
+    ck_assert_uint_eq(l2_cache_cls(&l.part[0], resident(&l, 0, v[0])), CLS_NORMAL);
+    ck_assert_uint_eq(l2_cache_cls(&l.part[0], resident(&l, 0, v[1])), CLS_NORMAL);
+    ck_assert_uint_eq(*l2_cache_valid(&l.part[0], resident(&l, 0, v[0])), 0xf);
     ck_assert(!survives(&l, v[0], v + 2, 4));
     l2_free(&l);
 }
@@ -523,8 +523,8 @@ START_TEST(far_load_copies_near)
     /* filled at home, copied near */
     ck_assert_int_ge(slot_of(&l, 0, L), 0);
     ck_assert_int_ge(slot_of(&l, 1, L), 0);
-    ck_assert_uint_eq(*l2_cache_valid(&l.part[1], slot_of(&l, 1, L)), 0xf);
-    ck_assert_uint_eq(*l2_cache_dirty(&l.part[1], slot_of(&l, 1, L)), 0);
+    ck_assert_uint_eq(*l2_cache_valid(&l.part[1], resident(&l, 1, L)), 0xf);
+    ck_assert_uint_eq(*l2_cache_dirty(&l.part[1], resident(&l, 1, L)), 0);
     /* the same SM (and any SM of partition 1) hits near */
     o = acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, L, 0xf, far_sm);
     ck_assert_uint_eq(o.hit, 0xf);
@@ -586,22 +586,22 @@ START_TEST(copy_classes)
     lines_in_set(&l, 3, 0, 2, v);
     /* evict_last far load: LAST at home, a normal copy near */
     acc(&l, OP_READ, PRIO_EVICT_LAST, v[0], 0xf, 1);
-    ck_assert_uint_eq(l2_cache_cls(&l.part[0], slot_of(&l, 0, v[0])), CLS_LAST);
-    ck_assert_uint_eq(l2_cache_cls(&l.part[1], slot_of(&l, 1, v[0])), CLS_NORMAL);
+    ck_assert_uint_eq(l2_cache_cls(&l.part[0], resident(&l, 0, v[0])), CLS_LAST);
+    ck_assert_uint_eq(l2_cache_cls(&l.part[1], resident(&l, 1, v[0])), CLS_NORMAL);
     /* a near evict_normal hit also demotes the home line */
     acc(&l, OP_READ, PRIO_EVICT_NORMAL, v[0], 0xf, 1);
-    ck_assert_uint_eq(l2_cache_cls(&l.part[0], slot_of(&l, 0, v[0])), CLS_NORMAL);
+    ck_assert_uint_eq(l2_cache_cls(&l.part[0], resident(&l, 0, v[0])), CLS_NORMAL);
     /* a near evict_last hit promotes the home line, the copy stays normal */
     acc(&l, OP_READ, PRIO_EVICT_LAST, v[0], 0xf, 1);
-    ck_assert_uint_eq(l2_cache_cls(&l.part[0], slot_of(&l, 0, v[0])), CLS_LAST);
-    ck_assert_uint_eq(l2_cache_cls(&l.part[1], slot_of(&l, 1, v[0])), CLS_NORMAL);
+    ck_assert_uint_eq(l2_cache_cls(&l.part[0], resident(&l, 0, v[0])), CLS_LAST);
+    ck_assert_uint_eq(l2_cache_cls(&l.part[1], resident(&l, 1, v[0])), CLS_NORMAL);
     /* evict_first far load: FIRST copy */
     acc(&l, OP_READ, PRIO_EVICT_FIRST, v[1], 0xf, 1);
-    ck_assert_uint_eq(l2_cache_cls(&l.part[1], slot_of(&l, 1, v[1])), CLS_FIRST);
-    ck_assert_uint_eq(l2_cache_cls(&l.part[0], slot_of(&l, 0, v[1])), CLS_FIRST);
+    ck_assert_uint_eq(l2_cache_cls(&l.part[1], resident(&l, 1, v[1])), CLS_FIRST);
+    ck_assert_uint_eq(l2_cache_cls(&l.part[0], resident(&l, 0, v[1])), CLS_FIRST);
     /* applypriority without an SM demotes at home */
     acc(&l, OP_APPLY, PRIO_EVICT_NORMAL, v[0], 0xf, -1);
-    ck_assert_uint_eq(l2_cache_cls(&l.part[0], slot_of(&l, 0, v[0])), CLS_NORMAL);
+    ck_assert_uint_eq(l2_cache_cls(&l.part[0], resident(&l, 0, v[0])), CLS_NORMAL);
     /* discard acts where the request goes (l2.h): without an SM at home
      * only, the copy in partition 1 stays; from an SM of partition 1 the
      * near copy and the home line go */
@@ -625,9 +625,9 @@ START_TEST(apply_near_and_home)
     lines_in_set(&l, 2, 0, 1, v);
     acc(&l, OP_READ, PRIO_EVICT_LAST, v[0], 0xf, 1);     /* home 0 LAST, copy in 1 */
     acc(&l, OP_READ, PRIO_EVICT_LAST, v[0], 0xf, 1);     /* near hit */
-    ck_assert_uint_eq(l2_cache_cls(&l.part[0], slot_of(&l, 0, v[0])), CLS_LAST);
+    ck_assert_uint_eq(l2_cache_cls(&l.part[0], resident(&l, 0, v[0])), CLS_LAST);
     acc(&l, OP_APPLY, PRIO_EVICT_NORMAL, v[0], 0xf, 1); /* from the far SM */
-    ck_assert_uint_eq(l2_cache_cls(&l.part[0], slot_of(&l, 0, v[0])), CLS_NORMAL);
+    ck_assert_uint_eq(l2_cache_cls(&l.part[0], resident(&l, 0, v[0])), CLS_NORMAL);
     ck_assert_int_ge(slot_of(&l, 1, v[0]), 0); /* applypriority keeps the copy */
     ck_assert_int_ge(slot_of(&l, 0, v[0]), 0);
     l2_free(&l);
@@ -668,7 +668,7 @@ START_TEST(store_drops_far_copy)
     ck_assert_uint_eq(o.hit, 0x1);
     ck_assert_uint_eq(o.near_hit, 0x1);
     ck_assert_int_lt(slot_of(&l, 0, L), 0);
-    ck_assert_uint_eq(*l2_cache_dirty(&l.part[1], slot_of(&l, 1, L)), 0x1);
+    ck_assert_uint_eq(*l2_cache_dirty(&l.part[1], resident(&l, 1, L)), 0x1);
     /* the next far load is a far hit, not a stale near one */
     o = acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, L, 0xf, 0);
     ck_assert_uint_eq(o.near_hit, 0);
@@ -680,7 +680,7 @@ START_TEST(store_drops_far_copy)
     ck_assert_uint_eq(o.hit, 0x2);
     ck_assert_uint_eq(o.near_hit, 0);
     ck_assert_int_lt(slot_of(&l, 0, L), 0);
-    ck_assert_uint_eq(*l2_cache_dirty(&l.part[1], slot_of(&l, 1, L)), 0x3);
+    ck_assert_uint_eq(*l2_cache_dirty(&l.part[1], resident(&l, 1, L)), 0x3);
     /* a far store to an absent line allocates at home only */
     uint64_t w[1];
     lines_in_set(&l, 3, 1, 1, w);

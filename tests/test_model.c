@@ -186,11 +186,8 @@ END_TEST
 
 static char *run_cli(const char *args)
 {
-    const char *bin = getenv("L2SIM");
     char cmd[1024];
-    if (!bin)
-        return NULL;
-    snprintf(cmd, sizeof cmd, "%s %s 2>&1", bin, args);
+    snprintf(cmd, sizeof cmd, "%s %s 2>&1", tests_l2sim(), args);
     FILE *p = popen(cmd, "r");
     ck_assert_ptr_nonnull(p);
     size_t cap = 1 << 20, n = 0;
@@ -208,8 +205,6 @@ static char *run_cli(const char *args)
 
 START_TEST(threads_identical)
 {
-    if (!getenv("L2SIM"))
-        return;
     char *one = run_cli("run --json --threads 1 traces/quickstart.trace");
     char *three = run_cli("run --json --threads 3 traces/quickstart.trace");
     ck_assert_msg(strcmp(one, three) == 0, "run --threads 3 differs from --threads 1");

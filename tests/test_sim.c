@@ -362,9 +362,8 @@ START_TEST(range_unspecified)
 END_TEST
 
 /* An access that lies entirely inside a window whose base is not
- * line-aligned gets the window's property.  (Fails on sim.c as written:
- * the window test uses the start of the cache line, 0x1000, which is
- * below the window base 0x1040.) */
+ * line-aligned gets the window's property.  (The window test once used the start
+ * of the cache line, 0x1000, which is below the window base 0x1040.) */
 START_TEST(window_unaligned_base)
 {
     struct run r;
@@ -379,8 +378,8 @@ END_TEST
 
 /* Documented semantics applies exact bytes: an access entirely inside
  * [base, base+leading) is primary even when base is not line-aligned.
- * (Fails on sim.c as written: the policy is applied at the line start,
- * which falls in the halo below base.) */
+ * (The policy was once applied at the line start, which falls in the
+ * halo below base.) */
 START_TEST(range_documented_unaligned_base)
 {
     struct run r;

@@ -33,22 +33,9 @@ static const char *sh_line(const char *cmd)
     return buf;
 }
 
-static const char *scengen(void)
-{
-    const char *l2sim = getenv("L2SIM");
-    static char path[512];
-    if (!l2sim)
-        return NULL;
-    snprintf(path, sizeof path, "%.*sscengen", (int)(strrchr(l2sim, '/') ? strrchr(l2sim, '/') - l2sim + 1 : 0),
-             l2sim);
-    return access(path, X_OK) == 0 ? path : NULL;
-}
-
 START_TEST(scengen_kernels)
 {
-    const char *g = scengen();
-    if (!g)
-        return;
+    const char *g = tests_built("scengen");
     char cmd[1024];
     /* flush = reset + 2 x 512 MiB of 512-byte loads; B:16 = 32768 loads */
     snprintf(cmd, sizeof cmd,

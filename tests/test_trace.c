@@ -429,7 +429,7 @@ START_TEST(write_text_roundtrip)
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     for (int i = 0; i < 7; i++)
-        l2_event_write_text(f, &ev[i], &syms);
+        ck_assert_int_eq(l2_event_write_text(f, &ev[i], &syms), 0);
     fclose(f);
     struct l2_symtab syms2;
     ck_assert_int_eq(l2_symtab_init(&syms2, &e), 0);
@@ -515,8 +515,8 @@ START_TEST(large_trace_buffer_refills)
 END_TEST
 
 /* A line longer than the reader's 65536-byte limit must be rejected
- * wherever it lies in the file.  (Fails on the reader as written: the
- * limit is only enforced when the line straddles a buffer refill.) */
+ * wherever it lies in the file.  (The limit was once enforced only
+ * when the line straddled a buffer refill.) */
 START_TEST(long_line_rejected_anywhere)
 {
     const size_t LONG = 70000;

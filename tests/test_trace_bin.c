@@ -743,12 +743,6 @@ END_TEST
 
 /* ---- the command line ---- */
 
-static const char *cli(void)
-{
-    const char *p = getenv("L2SIM");
-    return p && *p ? p : "build/l2sim";
-}
-
 /* Runs a shell command; stdout and stderr go to *out and *err. */
 static int sh(const char *cmd, char **out, char **err)
 {
@@ -785,7 +779,6 @@ static char *report_body(const char *cmd)
 
 START_TEST(cli_convert_and_pipes)
 {
-    ck_assert_msg(access(cli(), X_OK) == 0, "L2SIM=%s is not executable", cli());
     char tp[64], b1[64], t2[64], b2[64], gz[64], zs[64], cmd[1024];
     char *out, *err;
     write_text_file(tp, EVERY_SIM);
@@ -794,8 +787,8 @@ START_TEST(cli_convert_and_pipes)
     tmp_path(b2);
     tmp_path(gz);
     tmp_path(zs);
-    snprintf(cmd, sizeof cmd, "%s convert %s %s && %s convert %s %s && %s convert %s %s", cli(), tp, b1, cli(), b1,
-             t2, cli(), t2, b2);
+    snprintf(cmd, sizeof cmd, "%s convert %s %s && %s convert %s %s && %s convert %s %s", tests_l2sim(), tp, b1, tests_l2sim(), b1,
+             t2, tests_l2sim(), t2, b2);
     ck_assert_int_eq(sh(cmd, &out, &err), 0);
     ck_assert_str_eq(out, "");
     ck_assert_str_eq(err, "");
@@ -808,21 +801,21 @@ START_TEST(cli_convert_and_pipes)
     free(x);
     free(y);
     snprintf(cmd, sizeof cmd, "%s convert --compress gzip --to text %s %s && %s convert --compress zstd %s %s",
-             cli(), b1, gz, cli(), tp, zs);
+             tests_l2sim(), b1, gz, tests_l2sim(), tp, zs);
     ck_assert_int_eq(sh(cmd, &out, &err), 0);
     free(out);
     free(err);
 
     /* the same report from every form, from files and from pipes */
-    snprintf(cmd, sizeof cmd, "%s run --config configs/h100.cfg %s", cli(), tp);
+    snprintf(cmd, sizeof cmd, "%s run --config configs/h100.cfg %s", tests_l2sim(), tp);
     char *ref = report_body(cmd);
     const char *files[] = {b1, t2, b2, gz, zs};
     for (size_t k = 0; k < L2_ARRAY_LEN(files); k++) {
         for (int pipe = 0; pipe < 2; pipe++) {
             if (pipe)
-                snprintf(cmd, sizeof cmd, "cat %s | %s run --config configs/h100.cfg -", files[k], cli());
+                snprintf(cmd, sizeof cmd, "cat %s | %s run --config configs/h100.cfg -", files[k], tests_l2sim());
             else
-                snprintf(cmd, sizeof cmd, "%s run --config configs/h100.cfg %s", cli(), files[k]);
+                snprintf(cmd, sizeof cmd, "%s run --config configs/h100.cfg %s", tests_l2sim(), files[k]);
             char *body = report_body(cmd);
             ck_assert_msg(strcmp(body, ref) == 0, "%s: report differs", cmd);
             free(body);
@@ -831,7 +824,7 @@ START_TEST(cli_convert_and_pipes)
     free(ref);
 
     /* convert through pipes: - in, - out */
-    snprintf(cmd, sizeof cmd, "cat %s | %s convert --to binary - - | %s convert - -", b1, cli(), cli());
+    snprintf(cmd, sizeof cmd, "cat %s | %s convert --to binary - - | %s convert - -", b1, tests_l2sim(), tests_l2sim());
     ck_assert_int_eq(sh(cmd, &out, &err), 0);
     size_t nt;
     char *t2text = (char *)slurp_file(t2, &nt);
@@ -857,24 +850,24 @@ START_TEST(cli_errors_print_no_report)
     write_text_file(tp, big);
     free(big);
     tmp_path(bp);
-    snprintf(cmd, sizeof cmd, "%s convert %s %s", cli(), tp, bp);
+    snprintf(cmd, sizeof cmd, "%s convert %s %s", tests_l2sim(), tp, bp);
     ck_assert_int_eq(sh(cmd, &out, &err), 0);
     free(out);
     free(err);
     /* truncated in its second block: the first was simulated, but nothing is reported */
-    snprintf(cmd, sizeof cmd, "head -c 1100000 %s > %s.cut && %s run %s.cut", bp, bp, cli(), bp);
+    snprintf(cmd, sizeof cmd, "head -c 1100000 %s > %s.cut && %s run %s.cut", bp, bp, tests_l2sim(), bp);
     ck_assert_int_eq(sh(cmd, &out, &err), 2);
     ck_assert_str_eq(out, "");
     ASSERT_CONTAINS(err, ".cut: truncated after ");
     free(out);
     free(err);
-    snprintf(cmd, sizeof cmd, "cat %s.cut | %s compare --variant name=a --variant name=b,set=setaside=0 -", bp, cli());
+    snprintf(cmd, sizeof cmd, "cat %s.cut | %s compare --variant name=a --variant name=b,set=setaside=0 -", bp, tests_l2sim());
     ck_assert_int_eq(sh(cmd, &out, &err), 2);
     ck_assert_str_eq(out, "");
     ASSERT_CONTAINS(err, "<stdin>: truncated after ");
     free(out);
     free(err);
-    snprintf(cmd, sizeof cmd, "%s convert %s.cut %s.txt", cli(), bp, bp);
+    snprintf(cmd, sizeof cmd, "%s convert %s.cut %s.txt", tests_l2sim(), bp, bp);
     ck_assert_int_eq(sh(cmd, &out, &err), 2);
     ASSERT_CONTAINS(err, "truncated after ");
     free(out);
@@ -882,7 +875,7 @@ START_TEST(cli_errors_print_no_report)
     snprintf(cmd, sizeof cmd, "test ! -e %s.txt", bp); /* no partial output left behind */
     ck_assert_int_eq(system(cmd), 0);
     /* an error the simulator finds names the record */
-    snprintf(cmd, sizeof cmd, "%s run --set sms=16 %s", cli(), bp);
+    snprintf(cmd, sizeof cmd, "%s run --set sms=16 %s", tests_l2sim(), bp);
     ck_assert_int_eq(sh(cmd, &out, &err), 2);
     ck_assert_str_eq(out, "");
     char where[96];
@@ -891,17 +884,17 @@ START_TEST(cli_errors_print_no_report)
     free(out);
     free(err);
     /* usage errors */
-    snprintf(cmd, sizeof cmd, "%s convert --to json %s %s.x", cli(), tp, bp);
+    snprintf(cmd, sizeof cmd, "%s convert --to json %s %s.x", tests_l2sim(), tp, bp);
     ck_assert_int_eq(sh(cmd, &out, &err), 2);
     ASSERT_CONTAINS(err, "--to must be text or binary");
     free(out);
     free(err);
-    snprintf(cmd, sizeof cmd, "%s convert %s %s", cli(), tp, tp);
+    snprintf(cmd, sizeof cmd, "%s convert %s %s", tests_l2sim(), tp, tp);
     ck_assert_int_eq(sh(cmd, &out, &err), 2);
     ASSERT_CONTAINS(err, "same file");
     free(out);
     free(err);
-    snprintf(cmd, sizeof cmd, "%s convert /tmp/l2sim-test-does-not-exist %s.x", cli(), bp);
+    snprintf(cmd, sizeof cmd, "%s convert /tmp/l2sim-test-does-not-exist %s.x", tests_l2sim(), bp);
     ck_assert_int_eq(sh(cmd, &out, &err), 2);
     ASSERT_CONTAINS(err, "/tmp/l2sim-test-does-not-exist: cannot open");
     free(out);

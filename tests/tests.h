@@ -40,6 +40,26 @@ static inline void tests_write_temp(char *path, size_t n, const char *text)
     close(fd);
 }
 
+/* The l2sim binary under test: $L2SIM (`make unit` sets it), else
+ * build/l2sim.  Fails the test when it is not an executable. */
+static inline const char *tests_l2sim(void)
+{
+    const char *p = getenv("L2SIM");
+    p = p && *p ? p : "build/l2sim";
+    ck_assert_msg(access(p, X_OK) == 0, "%s is not an executable (set L2SIM)", p);
+    return p;
+}
+
+/* A program built next to the l2sim under test (scengen, tracegen). */
+static inline const char *tests_built(const char *name)
+{
+    static char path[512];
+    const char *l2 = tests_l2sim(), *slash = strrchr(l2, '/');
+    snprintf(path, sizeof path, "%.*s%s", slash ? (int)(slash - l2 + 1) : 0, l2, name);
+    ck_assert_msg(access(path, X_OK) == 0, "%s is not an executable", path);
+    return path;
+}
+
 /* Reads a whole stream (rewound first) into a malloc'd NUL-terminated
  * string. */
 static inline char *tests_slurp(FILE *f)
