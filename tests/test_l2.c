@@ -12,17 +12,13 @@
  * 0 with a floor of 1 way, plus the extra "key=value" settings. */
 static void tiny_config(struct l2_config *c, unsigned parts, const char *const *extra)
 {
-    l2_err e;
     char kv[64];
-    l2_config_defaults(c);
-    const char *base[] = {"l2_size=4KiB", "ways=4",           "sms=4", "sm_map=mod", "setaside_max=4KiB",
-                          "setaside=0",   "setaside_floor_ways=1"};
-    for (size_t i = 0; i < sizeof base / sizeof base[0]; i++)
-        ck_assert_msg(l2_config_set(c, base[i], &e) == 0, "%s", e.msg);
     snprintf(kv, sizeof kv, "partitions=%u", parts);
-    ck_assert_msg(l2_config_set(c, kv, &e) == 0, "%s", e.msg);
-    for (; extra && *extra; extra++)
-        ck_assert_msg(l2_config_set(c, *extra, &e) == 0, "%s", e.msg);
+    const char *base[] = {"l2_size=4KiB", "ways=4", "sms=4", "sm_map=mod", "setaside_max=4KiB", "setaside=0",
+                          "setaside_floor_ways=1", kv, NULL};
+    l2_config_defaults(c);
+    tests_config(c, base);
+    tests_config(c, extra);
 }
 
 static void tiny(struct l2 *l, unsigned parts, const char *const *extra)

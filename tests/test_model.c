@@ -82,9 +82,9 @@ START_TEST(first_ways_fraction)
     struct l2 l;
     l2_err e;
     l2_config_defaults(&cfg);
-    const char *kv[] = {"l2_size=32KiB", "ways=4", "partitions=1", "setaside=0", "setaside_max=32KiB", "first_ways=1.5"};
-    for (size_t i = 0; i < sizeof kv / sizeof kv[0]; i++)
-        ck_assert_msg(l2_config_set(&cfg, kv[i], &e) == 0, "%s", e.msg);
+    const char *kv[] = {"l2_size=32KiB", "ways=4",           "partitions=1",
+                        "setaside=0",    "setaside_max=32KiB", "first_ways=1.5", NULL};
+    tests_config(&cfg, kv);
     ck_assert_msg(l2_init(&l, &cfg, &e) == 0, "%s", e.msg);
     ck_assert_uint_eq(l.sets, 64);
     ck_assert_uint_eq(l.part[0].first_ways, 1);
@@ -165,9 +165,8 @@ START_TEST(evict_first_store_is_normal)
     struct l2_outcome o;
     l2_err e;
     l2_config_defaults(&cfg);
-    const char *kv[] = {"l2_size=512", "ways=4", "partitions=1", "setaside=0", "setaside_max=512"};
-    for (size_t i = 0; i < sizeof kv / sizeof kv[0]; i++)
-        ck_assert_msg(l2_config_set(&cfg, kv[i], &e) == 0, "%s", e.msg);
+    const char *kv[] = {"l2_size=512", "ways=4", "partitions=1", "setaside=0", "setaside_max=512", NULL};
+    tests_config(&cfg, kv);
     ck_assert_msg(l2_init(&l, &cfg, &e) == 0, "%s", e.msg);
     l2_access(&l, OP_WRITE, PRIO_EVICT_FIRST, 1, 0xf, -1, &o);
     int64_t s = l2_cache_find(&l.part[0], 0, 1);

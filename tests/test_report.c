@@ -43,8 +43,7 @@ static void run_trace(struct run *r, const char *text, const char *const *kv)
     struct l2_trace *t;
     struct l2_event ev;
     l2_config_defaults(&c);
-    for (; kv && *kv; kv++)
-        ck_assert_msg(l2_config_set(&c, *kv, &e) == 0, "%s", e.msg);
+    tests_config(&c, kv);
     ck_assert_int_eq(l2_symtab_init(&r->syms, &e), 0);
     ck_assert_msg(l2_sim_init(&r->sim, &c, SEM_HARDWARE, &r->syms, &e) == 0, "%s", e.msg);
     tests_write_temp(path, sizeof path, text);
@@ -514,9 +513,8 @@ START_TEST(compare_two_variants)
     struct l2_config ca, cb;
     l2_config_defaults(&ca);
     l2_config_defaults(&cb);
-    const char *kv[] = {"l2_size=4KiB", "ways=4", "partitions=1", "setaside=0", "setaside_max=0"};
-    for (size_t i = 0; i < sizeof kv / sizeof kv[0]; i++)
-        ck_assert_int_eq(l2_config_set(&cb, kv[i], &e), 0);
+    const char *kv[] = {"l2_size=4KiB", "ways=4", "partitions=1", "setaside=0", "setaside_max=0", NULL};
+    tests_config(&cb, kv);
     ck_assert_int_eq(l2_symtab_init(&syms, &e), 0);
     ck_assert_msg(l2_sim_init(&a, &ca, SEM_HARDWARE, &syms, &e) == 0, "%s", e.msg);
     ck_assert_msg(l2_sim_init(&b, &cb, SEM_DOCUMENTED, &syms, &e) == 0, "%s", e.msg);

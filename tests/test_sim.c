@@ -22,8 +22,7 @@ static void run_start(struct run *r, enum l2_semantics sem, const char *const *k
 {
     struct l2_config c;
     l2_config_defaults(&c);
-    for (; kv && *kv; kv++)
-        ck_assert_msg(l2_config_set(&c, *kv, &r->e) == 0, "%s", r->e.msg);
+    tests_config(&c, kv);
     ck_assert_int_eq(l2_symtab_init(&r->syms, &r->e), 0);
     ck_assert_msg(l2_sim_init(&r->sim, &c, sem, &r->syms, &r->e) == 0, "%s", r->e.msg);
 }

@@ -61,10 +61,8 @@ static void run_start(struct run *r, const char *const *more)
 {
     struct l2_config c;
     l2_config_defaults(&c);
-    for (const char *const *kv = TINY; *kv; kv++)
-        ck_assert_msg(l2_config_set(&c, *kv, &r->e) == 0, "%s", r->e.msg);
-    for (; more && *more; more++)
-        ck_assert_msg(l2_config_set(&c, *more, &r->e) == 0, "%s", r->e.msg);
+    tests_config(&c, TINY);
+    tests_config(&c, more);
     ck_assert_msg(l2_config_check(&c, &r->e) == 0, "%s", r->e.msg);
     ck_assert_int_eq(l2_symtab_init(&r->syms, &r->e), 0);
     ck_assert_msg(l2_sim_init(&r->sim, &c, SEM_HARDWARE, &r->syms, &r->e) == 0, "%s", r->e.msg);

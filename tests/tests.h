@@ -11,6 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "config.h"
+
 Suite *trace_suite(void);
 Suite *trace_bin_suite(void);
 Suite *policy_suite(void);
@@ -38,6 +40,14 @@ static inline void tests_write_temp(char *path, size_t n, const char *text)
     size_t len = strlen(text);
     ck_assert_int_eq((long)write(fd, text, len), (long)len);
     close(fd);
+}
+
+/* Applies the key=value overrides of a NULL-terminated list (NULL: none). */
+static inline void tests_config(struct l2_config *c, const char *const *kv)
+{
+    l2_err e;
+    for (; kv && *kv; kv++)
+        ck_assert_msg(l2_config_set(c, *kv, &e) == 0, "%s: %s", *kv, e.msg);
 }
 
 /* The l2sim binary under test: $L2SIM (`make unit` sets it), else
