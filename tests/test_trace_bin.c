@@ -420,23 +420,47 @@ static void expect_fail(const char *path, size_t good, const char *what)
     ASSERT_CONTAINS(e.msg, what);
 }
 
-START_TEST(truncated)
-{
-    const unsigned m = 2 * BLOCK + 500; /* accesses; the records are counted below */
+/* A binary trace of m accesses (big_text) converted from a text file, and
+ * a spare path for damaged copies: its bytes, header size and records. */
+struct damaged {
     char tp[64], bp[64], cp[64];
+    unsigned char *b;
+    size_t size, h;
+    uint64_t total;
+};
+
+static void damaged_open(struct damaged *d, unsigned m)
+{
     char *text = big_text(m);
-    write_text_file(tp, text);
+    write_text_file(d->tp, text);
     free(text);
-    tmp_path(bp);
-    tmp_path(cp);
-    to_binary(tp, bp, L2_COMP_NONE);
+    tmp_path(d->bp);
+    tmp_path(d->cp);
+    to_binary(d->tp, d->bp, L2_COMP_NONE);
     l2_err e;
     int r;
-    uint64_t total = count_events(bp, &r, &e);
+    d->total = count_events(d->bp, &r, &e);
     ck_assert_int_eq(r, 0);
-    size_t size;
-    unsigned char *b = slurp_file(bp, &size);
-    size_t h = header_size(size, total), bs = BLOCK * 16 + 4;
+    d->b = slurp_file(d->bp, &d->size);
+    d->h = header_size(d->size, d->total);
+}
+
+static void damaged_close(struct damaged *d)
+{
+    free(d->b);
+    unlink(d->tp);
+    unlink(d->bp);
+    unlink(d->cp);
+}
+
+START_TEST(truncated)
+{
+    struct damaged d; /* 2 x BLOCK + 500 accesses; the records are counted */
+    damaged_open(&d, 2 * BLOCK + 500);
+    const char *cp = d.cp;
+    unsigned char *b = d.b;
+    const size_t size = d.size, h = d.h, bs = BLOCK * 16 + 4;
+    const uint64_t total = d.total;
     const size_t cuts[] = {4, 7, 8, 20, 44, h - 1, h, h + 16 * 100 + 5, h + bs - 2, h + bs, h + bs + 16 * 7 + 3,
                            h + 2 * bs + 16, size - 1};
     for (size_t k = 0; k < L2_ARRAY_LEN(cuts); k++) {
@@ -461,29 +485,17 @@ START_TEST(truncated)
     write_file(cp, longer, size + 3);
     expect_fail(cp, (size_t)total, "data after the last");
     free(longer);
-    free(b);
-    unlink(tp);
-    unlink(bp);
-    unlink(cp);
+    damaged_close(&d);
 }
 END_TEST
 
 START_TEST(checksum)
 {
-    char tp[64], bp[64], cp[64];
-    char *text = big_text(2 * BLOCK + 10);
-    write_text_file(tp, text);
-    free(text);
-    tmp_path(bp);
-    tmp_path(cp);
-    to_binary(tp, bp, L2_COMP_NONE);
-    l2_err e;
-    int r;
-    uint64_t total = count_events(bp, &r, &e);
-    ck_assert_int_eq(r, 0);
-    size_t size;
-    unsigned char *b = slurp_file(bp, &size);
-    size_t h = header_size(size, total), bs = BLOCK * 16 + 4;
+    struct damaged d;
+    damaged_open(&d, 2 * BLOCK + 10);
+    const char *cp = d.cp;
+    unsigned char *b = d.b;
+    const size_t size = d.size, h = d.h, bs = BLOCK * 16 + 4;
     struct {
         size_t at;
         size_t good;
@@ -504,10 +516,7 @@ START_TEST(checksum)
         expect_fail(cp, flips[k].good, flips[k].what);
         b[flips[k].at] ^= 0x5a;
     }
-    free(b);
-    unlink(tp);
-    unlink(bp);
-    unlink(cp);
+    damaged_close(&d);
 }
 END_TEST
 
