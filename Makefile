@@ -50,8 +50,8 @@ $(BUILD)/l2sim: $(BUILD)/obj/main.o $(BUILD)/libl2sim.a
 $(BUILD)/scengen: tools/scengen/scengen.c $(STAMP)
 	$(CC) $(CFLAGS) -o $@ $< $(LDSAN) $(LDLIBS)
 
-$(BUILD)/tracegen: tools/tracegen/tracegen.c $(STAMP)
-	$(CC) $(CFLAGS) -o $@ $< $(LDSAN) $(LDLIBS)
+$(BUILD)/tracegen: tools/tracegen/tracegen.c sim/policy.h sim/common.h $(STAMP)
+	$(CC) $(CFLAGS) -Isim -o $@ $< $(LDSAN) $(LDLIBS)
 
 CHECK_CFLAGS = $(shell pkg-config --cflags check)
 CHECK_LIBS   = $(shell pkg-config --libs check)

@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "policy.h"
+
 #define SMS 132
 
 static int usage(void)
@@ -205,12 +207,10 @@ static inline int acc(struct emit *o, char op, uint64_t addr, unsigned size, con
     return 1;
 }
 
+/* Random numbers: the library's line hash over a counter. */
 static uint64_t hash64(uint64_t x)
 {
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
+    return l2_mix64(x + 0x9e3779b97f4a7c15ULL);
 }
 
 static int bench(uint64_t n)
