@@ -47,8 +47,8 @@ $(BUILD)/libl2sim.a: $(LIB_OBJ)
 $(BUILD)/l2sim: $(BUILD)/obj/main.o $(BUILD)/libl2sim.a
 	$(CC) $(CFLAGS) $(LDSAN) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/scengen: tools/scengen/scengen.c $(STAMP)
-	$(CC) $(CFLAGS) -o $@ $< $(LDSAN) $(LDLIBS)
+$(BUILD)/scengen: tools/scengen/scengen.c $(BUILD)/libl2sim.a
+	$(CC) $(CFLAGS) -Isim -o $@ $< $(BUILD)/libl2sim.a $(LDSAN) $(LDLIBS)
 
 $(BUILD)/tracegen: tools/tracegen/tracegen.c sim/policy.h sim/common.h $(STAMP)
 	$(CC) $(CFLAGS) -Isim -o $@ $< $(LDSAN) $(LDLIBS)

@@ -74,6 +74,22 @@ static const char *nvcc(void)
     return NULL;
 }
 
+/* scengen checks what it writes with l2sim's parser: a window l2sim would
+ * reject (a hitProp it does not take, a size of 0) stops it. */
+START_TEST(scengen_rejects_what_l2sim_rejects)
+{
+    const char *g = tests_built("scengen");
+    static const char *const steps[] = {"window(B,24,0.5,evict_unchanged,streaming)", "window(B,0,0.5,persisting,streaming)"};
+    for (size_t i = 0; i < 2; i++) {
+        char cmd[512];
+        snprintf(cmd, sizeof cmd, "%s --setaside 0 --steps '%s; B:16:ld:plain*' 2>&1 >/dev/null", g, steps[i]);
+        ASSERT_CONTAINS(sh_line(cmd), "l2sim would reject");
+        snprintf(cmd, sizeof cmd, "%s --setaside 0 --steps '%s; B:16:ld:plain*' >/dev/null 2>&1", g, steps[i]);
+        ck_assert_int_ne(sh_status(cmd), 0);
+    }
+}
+END_TEST
+
 START_TEST(hwprobe_builds)
 {
     const char *cc = nvcc();
@@ -106,6 +122,7 @@ Suite *tools_suite(void)
     TCase *tc = tcase_create("tools");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, scengen_kernels);
+    tcase_add_test(tc, scengen_rejects_what_l2sim_rejects);
     tcase_add_test(tc, hwprobe_builds);
     tcase_add_test(tc, probe_skips_without_gpu);
     suite_add_tcase(s, tc);

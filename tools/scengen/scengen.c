@@ -33,6 +33,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "policy.h"
+
 /* ---- constants ---------------------------------------------------------- */
 
 #define MIB 1048576ull
@@ -268,8 +270,30 @@ struct policy {
 static struct policy *policies;
 static size_t npolicies, cappolicies;
 
-static int add_policy(const char *name, const char *line)
+/* Checks a generated "policy NAME ..." or "window ..." line with l2sim's
+ * own parser, so that scengen accepts exactly what l2sim will. */
+static void check_line(const char *where, const char *line)
 {
+    char buf[320];
+    const char *w[16] = {0};
+    size_t wl[16] = {0};
+    int n = 0, policy = strncmp(line, "policy ", 7) == 0, skip = policy ? 2 : 1;
+    snprintf(buf, sizeof buf, "%s", line);
+    for (char *t = strtok(buf, " "); t && n < 16; t = strtok(NULL, " ")) {
+        w[n] = t;
+        wl[n++] = strlen(t);
+    }
+    l2_err e;
+    struct l2_policy_spec ps;
+    struct l2_window_spec ws;
+    if ((policy ? l2_policy_parse(n - skip, w + skip, wl + skip, &ps, &e)
+                : l2_window_parse(n - skip, w + skip, wl + skip, &ws, &e)) < 0)
+        die(where, "l2sim would reject \"%s\": %s", line, e.msg);
+}
+
+static int add_policy(const char *where, const char *name, const char *line)
+{
+    check_line(where, line);
     for (size_t i = 0; i < npolicies; i++)
         if (strcmp(policies[i].name, name) == 0)
             return (int)i;
@@ -297,7 +321,7 @@ static void sanitize_name(char *s)
 /* ---- steps ---------------------------------------------------------------- */
 
 enum step_kind { STEP_KERNEL, STEP_FLUSH, STEP_WINDOW };
-enum op { OP_LD, OP_ST, OP_RMW, OP_RLD, OP_DISCARD, OP_PREFETCH, OP_APPLY };
+enum op { DO_LD, DO_ST, DO_RMW, DO_RLD, DO_DISCARD, DO_PREFETCH, DO_APPLY };
 static const char *const op_names[] = {"ld",      "st",       "rmw",          "rld",
                                        "discard", "prefetch", "applypriority"};
 
@@ -404,7 +428,7 @@ static int parse_interleaved(const char *where, const char *fn, char *argstr, bo
                  sec ? sec->abbrev : "", fname);
     snprintf(line, sizeof line, "policy %s interleaved %s %s%s%s api=%s", name, pri->name, fbuf,
              sec ? " " : "", sec ? sec->name : "", libcu ? "libcu" : "ptx");
-    return add_policy(name, line);
+    return add_policy(where, name, line);
 }
 
 /* range(P[,S],lead=L,total=T) / libcu_range(...) ; base = start of B */
@@ -455,7 +479,7 @@ static int parse_range(const char *where, const char *fn, char *argstr, bool lib
              (unsigned long long)buffers[BUF_B].base, (unsigned long long)lead,
              (unsigned long long)total, pri->name, sec ? " " : "", sec ? sec->name : "",
              libcu ? "libcu" : "ptx");
-    return add_policy(name, line);
+    return add_policy(where, name, line);
 }
 
 static void parse_hint(const char *where, char *h, struct step *st)
@@ -514,17 +538,17 @@ static void parse_window(const char *where, char *argstr, struct step *st)
             (unsigned long long)(buffers[buf].bytes / MIB));
     st->wbase = buffers[buf].base + off;
     double hr;
-    if (!parse_real(a[2], &hr, st->hit_ratio, sizeof st->hit_ratio) || !(hr >= 0.0 && hr <= 1.0))
-        die(where, "bad hitRatio \"%s\" (expected 0..1)", a[2]);
-    const struct prio *hp = find_prio(a[3]);
-    if (!hp)
-        die(where, "unknown hitProp \"%s\"", a[3]);
-    const struct prio *mp = find_prio(a[4]);
-    if (!mp || !(strcmp(mp->name, "normal") == 0 || strcmp(mp->name, "streaming") == 0 ||
-                 strcmp(mp->name, "evict_normal") == 0 || strcmp(mp->name, "evict_first") == 0))
-        die(where, "bad missProp \"%s\" (expected normal or streaming)", a[4]);
+    if (!parse_real(a[2], &hr, st->hit_ratio, sizeof st->hit_ratio))
+        die(where, "bad hitRatio \"%s\"", a[2]);
+    const struct prio *hp = find_prio(a[3]), *mp = find_prio(a[4]);
+    if (!hp || !mp)
+        die(where, "unknown property \"%s\"", hp ? a[4] : a[3]);
     st->hit_prop = hp->name;
     st->miss_prop = mp->name;
+    char line[256];
+    snprintf(line, sizeof line, "window 0x%llx %llu %s %s %s", (unsigned long long)st->wbase,
+             (unsigned long long)st->wbytes, st->hit_ratio, st->hit_prop, st->miss_prop);
+    check_line(where, line);
 }
 
 static void parse_kernel(const char *where, char *s, struct step *st)
@@ -565,18 +589,18 @@ static void parse_kernel(const char *where, char *s, struct step *st)
     st->policy = -1;
     char *hint = n == 4 ? f[3] : NULL;
     switch (st->op) {
-    case OP_DISCARD:
+    case DO_DISCARD:
         if (hint && strcmp(hint, "plain") != 0)
             die(where, "discard takes no hint (got \"%s\")", hint);
         break;
-    case OP_PREFETCH:
+    case DO_PREFETCH:
         if (!hint)
             die(where, "prefetch needs a hint (evict_last or evict_normal)");
         if (strcmp(hint, "evict_last") != 0 && strcmp(hint, "evict_normal") != 0)
             die(where, "unknown prefetch hint \"%s\" (expected evict_last or evict_normal)", hint);
         st->tag = strcmp(hint, "evict_last") == 0 ? "evict_last" : "evict_normal";
         break;
-    case OP_APPLY:
+    case DO_APPLY:
         if (hint && strcmp(hint, "evict_normal") != 0)
             die(where, "applypriority only takes evict_normal (got \"%s\")", hint);
         st->tag = "evict_normal";
@@ -762,7 +786,7 @@ static uint64_t emit_sweep(enum op op, uint64_t base, uint64_t bytes, const char
     uint64_t nrec = 0;
     size_t n;
     struct winst *v;
-    if (op == OP_LD || op == OP_ST || op == OP_RMW || op == OP_RLD) {
+    if (op == DO_LD || op == DO_ST || op == DO_RMW || op == DO_RLD) {
         make_tails(&t, 512, tag);
         uint64_t iters = (bytes + LD_ITER_BYTES - 1) / LD_ITER_BYTES;
         uint64_t nchunks = bytes / 512;
@@ -772,13 +796,13 @@ static uint64_t emit_sweep(enum op op, uint64_t base, uint64_t bytes, const char
             unsigned w = v[k].w, b = v[k].b, sm = b % NSMS;
             uint64_t off = (i * NBLOCKS + b) * LD_BLOCK_BYTES + (uint64_t)w * 512;
             switch (op) {
-            case OP_LD:
+            case DO_LD:
                 emit_rec('R', base + off, &t, sm);
                 break;
-            case OP_ST:
+            case DO_ST:
                 emit_rec('W', base + off, &t, sm);
                 break;
-            case OP_RMW:
+            case DO_RMW:
                 emit_rec('R', base + off, &t, sm);
                 emit_rec('W', base + off, &t, sm);
                 nrec++;
@@ -793,7 +817,7 @@ static uint64_t emit_sweep(enum op op, uint64_t base, uint64_t bytes, const char
             nrec++;
         }
     } else {
-        char opc = op == OP_DISCARD ? 'D' : op == OP_PREFETCH ? 'P' : 'A';
+        char opc = op == DO_DISCARD ? 'D' : op == DO_PREFETCH ? 'P' : 'A';
         make_tails(&t, 4096, tag);
         uint64_t iters = (bytes + LINE_ITER_BYTES - 1) / LINE_ITER_BYTES;
         v = issue_order(iters, bytes, LINE_ITER_BYTES, 512u * LINE_BYTES, 32u * LINE_BYTES, &n);
@@ -829,7 +853,7 @@ static void emit_trace(const struct step *v, size_t n, const char *setaside_text
             oputs("reset\n");
             for (int r = 0; r < 2; r++) {
                 oputs("kernel flush\n");
-                emit_sweep(OP_LD, buffers[BUF_F].base, buffers[BUF_F].bytes, NULL);
+                emit_sweep(DO_LD, buffers[BUF_F].base, buffers[BUF_F].bytes, NULL);
             }
             break;
         case STEP_WINDOW:
