@@ -145,7 +145,7 @@ int l2_parse_bytes(const char *s, size_t n, uint64_t *out, l2_err *e)
             return 0;
         }
     }
-    return l2_fail(e, "'%.*s' is not a byte count (a number with an optional B, KiB, MiB or GiB)",
+    return l2_fail(e, "'%.*s' is not a byte count (a number with an optional B, KiB, MiB, GiB or TiB)",
                    (int)n, s);
 }
 

@@ -39,7 +39,7 @@ int l2_parse_bytes(const char *s, size_t n, uint64_t *out, l2_err *e);
 int l2_parse_double(const char *s, size_t n, double *out, l2_err *e);
 
 /* Formats a byte count with the largest exact binary unit ("50MiB",
- * "9830400", "3KiB"). buf needs 32 bytes. */
+ * "9600KiB", "1000"). buf needs 32 bytes. */
 const char *l2_fmt_bytes(uint64_t v, char *buf, size_t n);
 
 /* L2 eviction priorities, under their PTX names.  The order is fixed:

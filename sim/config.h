@@ -4,7 +4,7 @@
  * key list for --help and echoes the effective configuration in reports.
  *
  * Config files are `key = value` lines; `#` starts a comment.  Byte values
- * take B/KiB/MiB/GiB suffixes.  Unknown keys and out-of-range values are
+ * take B/KiB/MiB/GiB/TiB suffixes.  Unknown keys and out-of-range values are
  * errors naming the file and line.
  */
 #ifndef L2SIM_CONFIG_H

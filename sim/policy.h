@@ -79,8 +79,7 @@ int l2_window_check(const struct l2_window_spec *w, l2_err *e);
  * requests encode as interleaved with n = 15.  A descriptor spec returns
  * its own value. */
 uint64_t l2_policy_encode(const struct l2_policy_spec *s);
-/* Decodes a descriptor into a spec (kind POL_DESCRIPTOR keeps the value)
- * and a resolved hardware policy. */
+/* Decodes a descriptor into the policy the hardware applies. */
 int l2_policy_decode(uint64_t desc, struct l2_policy *out, l2_err *e);
 
 /* Resolves a request for a semantics. */

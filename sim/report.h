@@ -30,7 +30,7 @@ void l2_compare_table(FILE *f, struct l2_sim *const *v, const char *const *names
 void l2_compare_json(FILE *f, struct l2_sim *const *v, const char *const *names, unsigned n,
                      const struct l2_run_info *ri);
 
-/* Expectations: "SCOPE NAME METRIC PERCENT" lines (see README). */
+/* Expectations: "SCOPE GROUP METRIC PERCENT" lines (see README). */
 void l2_expect_write(FILE *f, const struct l2_sim *s);
 /* Compares; writes one line per difference to `diff`.  Returns the number
  * of differences, or -1 on a malformed file (e says where). */

@@ -1,5 +1,5 @@
 /*
- * symtab.h - interned names (tags, policies, kernels), keyed by name with
+ * symtab.h - interned names (tags and policies), keyed by name with
  * uthash.  Cold path only: readers intern a name once and events carry
  * its id; the simulator indexes flat arrays by id.
  *
