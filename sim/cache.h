@@ -29,6 +29,13 @@
  * a use moves one way to the top and the ways above it down one), the
  * valid and dirty masks, then bit masks of the set's occupied, FIRST and
  * LAST ways.  A way is named by its slot, set << L2_WAY_BITS | way.
+ *
+ * The layout follows from the ways alone (struct l2_geom).  The
+ * operations exist in two forms: l2_cache_find(c, ...) and the like use
+ * the cache's own geometry; l2_cache_find_g(c, g, ...) take it as an
+ * argument, so that the access path (l2.c) can pass a constant one for
+ * the usual associativity and let the compiler fold every offset and
+ * loop bound (14% fewer instructions).
  */
 #ifndef L2SIM_CACHE_H
 #define L2SIM_CACHE_H
@@ -55,14 +62,36 @@ struct l2_set_meta {
     uint32_t last;  /* ... of class LAST (the rest are NORMAL) */
 };
 
+/* The layout of a set's block (offsets in bytes; low tags at 0). */
+struct l2_geom {
+    uint32_t ways;
+    uint32_t wpad; /* ways rounded up to a multiple of 4 */
+    uint32_t rpad; /* ways rounded up to a multiple of 16 (the ranks) */
+    uint32_t all;  /* mask of the ways */
+    uint32_t off_hi, off_rank, off_valid, off_dirty, off_meta;
+    uint32_t set_bytes; /* one set's block: whole 64-byte host lines */
+};
+
+static inline struct l2_geom l2_geom_of(uint32_t ways)
+{
+    struct l2_geom g;
+    g.ways = ways;
+    g.wpad = (ways + 3) & ~3u;
+    g.rpad = (ways + 15) & ~15u;
+    g.all = ways >= 32 ? UINT32_MAX : (UINT32_C(1) << ways) - 1;
+    g.off_hi = 4 * g.wpad;
+    g.off_rank = 8 * g.wpad; /* a multiple of 16 */
+    g.off_valid = g.off_rank + g.rpad;
+    g.off_dirty = g.off_valid + g.wpad;
+    g.off_meta = g.off_dirty + g.wpad; /* a multiple of 4 */
+    g.set_bytes = (uint32_t)((g.off_meta + sizeof(struct l2_set_meta) + 63) / 64 * 64);
+    return g;
+}
+
 struct l2_cache {
-    uint32_t sets, ways;
-    uint32_t wpad;      /* ways rounded up to a multiple of 4 */
-    uint32_t rpad;      /* ways rounded up to a multiple of 16 (the ranks) */
-    uint32_t all;       /* mask of the ways */
-    size_t set_bytes;   /* one set's block */
-    size_t off_hi, off_rank, off_valid, off_dirty, off_meta; /* offsets in a block; low tags at 0 */
-    unsigned char *mem; /* sets x set_bytes, 64-byte aligned */
+    uint32_t sets;
+    struct l2_geom g;
+    unsigned char *mem;  /* sets x g.set_bytes, 64-byte aligned */
     uint32_t quota;      /* LAST ways per set protected from normal victims */
     uint32_t first_ways; /* FIRST lines a set holds before they are its first victims */
     uint32_t first_frac; /* a share first_frac / 2^16 of the sets allows first_ways + 1 */
@@ -72,8 +101,6 @@ int l2_cache_init(struct l2_cache *c, uint32_t sets, uint32_t ways, l2_err *e);
 void l2_cache_free(struct l2_cache *c);
 /* Empties every way. */
 void l2_cache_clear(struct l2_cache *c);
-/* Slot of the victim for a fill into `set`. */
-uint64_t l2_cache_victim(const struct l2_cache *c, uint32_t set);
 /* Demotes every LAST line to NORMAL (cudaCtxResetPersistingL2Cache). */
 void l2_cache_demote_all(struct l2_cache *c);
 
@@ -89,55 +116,56 @@ static inline unsigned l2_slot_way(uint64_t slot)
     return (unsigned)(slot & ((1u << L2_WAY_BITS) - 1));
 }
 
-static inline unsigned char *l2_set_base(const struct l2_cache *c, uint32_t set)
+static inline unsigned char *l2_set_base_g(const struct l2_cache *c, const struct l2_geom g, uint32_t set)
 {
-    return c->mem + (size_t)set * c->set_bytes;
+    return c->mem + (size_t)set * g.set_bytes;
 }
 
-static inline unsigned char *l2_set_block(const struct l2_cache *c, uint64_t slot)
+static inline unsigned char *l2_set_block_g(const struct l2_cache *c, const struct l2_geom g, uint64_t slot)
 {
-    return l2_set_base(c, (uint32_t)(slot >> L2_WAY_BITS));
+    return l2_set_base_g(c, g, (uint32_t)(slot >> L2_WAY_BITS));
 }
 
-static inline struct l2_set_meta *l2_set_meta_of(const struct l2_cache *c, uint64_t slot)
+static inline struct l2_set_meta *l2_set_meta_g(const struct l2_cache *c, const struct l2_geom g, uint64_t slot)
 {
-    return (struct l2_set_meta *)(void *)(l2_set_block(c, slot) + c->off_meta);
+    return (struct l2_set_meta *)(void *)(l2_set_block_g(c, g, slot) + g.off_meta);
 }
 
-static inline uint8_t *l2_cache_valid(const struct l2_cache *c, uint64_t slot)
+static inline uint8_t *l2_cache_valid_g(const struct l2_cache *c, const struct l2_geom g, uint64_t slot)
 {
-    return l2_set_block(c, slot) + c->off_valid + l2_slot_way(slot);
+    return l2_set_block_g(c, g, slot) + g.off_valid + l2_slot_way(slot);
 }
 
-static inline uint8_t *l2_cache_dirty(const struct l2_cache *c, uint64_t slot)
+static inline uint8_t *l2_cache_dirty_g(const struct l2_cache *c, const struct l2_geom g, uint64_t slot)
 {
-    return l2_set_block(c, slot) + c->off_dirty + l2_slot_way(slot);
+    return l2_set_block_g(c, g, slot) + g.off_dirty + l2_slot_way(slot);
+}
+
+static inline enum l2_class l2_cache_cls_g(const struct l2_cache *c, const struct l2_geom g, uint64_t slot)
+{
+    const struct l2_set_meta *m = l2_set_meta_g(c, g, slot);
+    unsigned w = l2_slot_way(slot);
+    return (m->first >> w) & 1 ? CLS_FIRST : (m->last >> w) & 1 ? CLS_LAST : CLS_NORMAL;
+}
+
+static inline void l2_cache_set_cls_g(const struct l2_cache *c, const struct l2_geom g, uint64_t slot,
+                                      enum l2_class cls)
+{
+    struct l2_set_meta *m = l2_set_meta_g(c, g, slot);
+    uint32_t bit = UINT32_C(1) << l2_slot_way(slot);
+    m->first = (m->first & ~bit) | (cls == CLS_FIRST ? bit : 0);
+    m->last = (m->last & ~bit) | (cls == CLS_LAST ? bit : 0);
 }
 
 /* Line held by a slot, L2_TAG_NONE when the way is empty. */
 static inline uint64_t l2_cache_tag(const struct l2_cache *c, uint64_t slot)
 {
-    const unsigned char *b = l2_set_block(c, slot);
+    const unsigned char *b = l2_set_block_g(c, c->g, slot);
     unsigned w = l2_slot_way(slot);
-    if (!((l2_set_meta_of(c, slot)->occ >> w) & 1))
+    if (!((l2_set_meta_g(c, c->g, slot)->occ >> w) & 1))
         return L2_TAG_NONE;
-    const uint32_t *lo = (const uint32_t *)(const void *)b, *hi = (const uint32_t *)(const void *)(b + c->off_hi);
+    const uint32_t *lo = (const uint32_t *)(const void *)b, *hi = (const uint32_t *)(const void *)(b + c->g.off_hi);
     return (uint64_t)hi[w] << 32 | lo[w];
-}
-
-static inline enum l2_class l2_cache_cls(const struct l2_cache *c, uint64_t slot)
-{
-    const struct l2_set_meta *m = l2_set_meta_of(c, slot);
-    unsigned w = l2_slot_way(slot);
-    return (m->first >> w) & 1 ? CLS_FIRST : (m->last >> w) & 1 ? CLS_LAST : CLS_NORMAL;
-}
-
-static inline void l2_cache_set_cls(const struct l2_cache *c, uint64_t slot, enum l2_class cls)
-{
-    struct l2_set_meta *m = l2_set_meta_of(c, slot);
-    uint32_t bit = UINT32_C(1) << l2_slot_way(slot);
-    m->first = (m->first & ~bit) | (cls == CLS_FIRST ? bit : 0);
-    m->last = (m->last & ~bit) | (cls == CLS_LAST ? bit : 0);
 }
 
 /* ---- the per-access operations ---- */
@@ -145,36 +173,36 @@ static inline void l2_cache_set_cls(const struct l2_cache *c, uint64_t slot, enu
 /* Hints the CPU to fetch a set's block. */
 static inline void l2_cache_prefetch(const struct l2_cache *c, uint32_t set)
 {
-    const unsigned char *p = l2_set_base(c, set);
-    for (size_t o = 0; o < c->set_bytes; o += 64)
+    const unsigned char *p = l2_set_base_g(c, c->g, set);
+    for (size_t o = 0; o < c->g.set_bytes; o += 64)
         __builtin_prefetch(p + o);
 }
 
 /* Ways of a set whose low tag word is `key`. */
-static inline uint32_t l2_cache_match_lo(const struct l2_cache *c, const unsigned char *b, uint32_t key)
+static inline uint32_t l2_cache_match_lo(const struct l2_geom g, const unsigned char *b, uint32_t key)
 {
     uint32_t m = 0;
 #ifdef L2_CACHE_SSE2
     const __m128i k = _mm_set1_epi32((int)key);
-    for (uint32_t w = 0; w < c->wpad; w += 4) {
+    for (uint32_t w = 0; w < g.wpad; w += 4) {
         __m128i v = _mm_load_si128((const __m128i *)(const void *)(b + 4 * w));
         m |= (uint32_t)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(v, k))) << w;
     }
 #else
     const uint32_t *lo = (const uint32_t *)(const void *)b;
-    for (uint32_t w = 0; w < c->wpad; w++)
+    for (uint32_t w = 0; w < g.wpad; w++)
         m |= (uint32_t)(lo[w] == key) << w;
 #endif
     return m;
 }
 
 /* Slot holding line `tag` in `set`, or -1. */
-static inline int64_t l2_cache_find(const struct l2_cache *c, uint32_t set, uint64_t tag)
+static inline int64_t l2_cache_find_g(const struct l2_cache *c, const struct l2_geom g, uint32_t set, uint64_t tag)
 {
-    const unsigned char *b = l2_set_base(c, set);
-    const struct l2_set_meta *meta = (const struct l2_set_meta *)(const void *)(b + c->off_meta);
-    uint32_t m = l2_cache_match_lo(c, b, (uint32_t)tag) & meta->occ;
-    const uint32_t *hi = (const uint32_t *)(const void *)(b + c->off_hi);
+    const unsigned char *b = l2_set_base_g(c, g, set);
+    const struct l2_set_meta *meta = (const struct l2_set_meta *)(const void *)(b + g.off_meta);
+    uint32_t m = l2_cache_match_lo(g, b, (uint32_t)tag) & meta->occ;
+    const uint32_t *hi = (const uint32_t *)(const void *)(b + g.off_hi);
     while (m) {
         unsigned w = (unsigned)__builtin_ctz(m);
         if (hi[w] == (uint32_t)(tag >> 32))
@@ -185,47 +213,152 @@ static inline int64_t l2_cache_find(const struct l2_cache *c, uint32_t set, uint
 }
 
 /* Makes a way its set's most recently used. */
-static inline void l2_cache_touch(const struct l2_cache *c, uint64_t slot)
+static inline void l2_cache_touch_g(const struct l2_cache *c, const struct l2_geom g, uint64_t slot)
 {
-    uint8_t *r = l2_set_block(c, slot) + c->off_rank;
+    uint8_t *r = l2_set_block_g(c, g, slot) + g.off_rank;
     unsigned w = l2_slot_way(slot);
     uint8_t old = r[w];
 #ifdef L2_CACHE_SSE2
     const __m128i o = _mm_set1_epi8((char)old);
-    for (uint32_t i = 0; i < c->rpad; i += 16) {
+    for (uint32_t i = 0; i < g.rpad; i += 16) {
         __m128i v = _mm_load_si128((const __m128i *)(void *)(r + i));
         _mm_store_si128((__m128i *)(void *)(r + i), _mm_add_epi8(v, _mm_cmpgt_epi8(v, o))); /* above: down one */
     }
 #else
-    for (uint32_t i = 0; i < c->ways; i++)
+    for (uint32_t i = 0; i < g.ways; i++)
         r[i] = (uint8_t)(r[i] - (r[i] > old));
 #endif
-    r[w] = (uint8_t)(c->ways - 1);
+    r[w] = (uint8_t)(g.ways - 1);
 }
 
 /* Installs `tag` in `slot` (already chosen and written back), empty. */
-static inline void l2_cache_install(struct l2_cache *c, uint64_t slot, uint64_t tag, enum l2_class cls)
+static inline void l2_cache_install_g(const struct l2_cache *c, const struct l2_geom g, uint64_t slot, uint64_t tag,
+                                      enum l2_class cls)
 {
-    unsigned char *b = l2_set_block(c, slot);
+    unsigned char *b = l2_set_block_g(c, g, slot);
     unsigned w = l2_slot_way(slot);
     ((uint32_t *)(void *)b)[w] = (uint32_t)tag;
-    ((uint32_t *)(void *)(b + c->off_hi))[w] = (uint32_t)(tag >> 32);
-    b[c->off_valid + w] = 0;
-    b[c->off_dirty + w] = 0;
-    l2_set_meta_of(c, slot)->occ |= UINT32_C(1) << w;
-    l2_cache_set_cls(c, slot, cls);
-    l2_cache_touch(c, slot);
+    ((uint32_t *)(void *)(b + g.off_hi))[w] = (uint32_t)(tag >> 32);
+    b[g.off_valid + w] = 0;
+    b[g.off_dirty + w] = 0;
+    l2_set_meta_g(c, g, slot)->occ |= UINT32_C(1) << w;
+    l2_cache_set_cls_g(c, g, slot, cls);
+    l2_cache_touch_g(c, g, slot);
 }
 
-static inline void l2_cache_drop(struct l2_cache *c, uint64_t slot)
+static inline void l2_cache_drop_g(const struct l2_cache *c, const struct l2_geom g, uint64_t slot)
 {
-    struct l2_set_meta *m = l2_set_meta_of(c, slot);
+    struct l2_set_meta *m = l2_set_meta_g(c, g, slot);
     uint32_t bit = UINT32_C(1) << l2_slot_way(slot);
     m->occ &= ~bit;
     m->first &= ~bit;
     m->last &= ~bit;
-    *l2_cache_valid(c, slot) = 0;
-    *l2_cache_dirty(c, slot) = 0;
+    *l2_cache_valid_g(c, g, slot) = 0;
+    *l2_cache_dirty_g(c, g, slot) = 0;
+}
+
+/* The least recently used of the ways `cand` (not 0) of a set whose ranks
+ * are r: the lowest rank. */
+static inline unsigned l2_cache_lru(const struct l2_geom g, const uint8_t *r, uint32_t cand)
+{
+#ifdef L2_CACHE_SSE2
+    const __m128i bit = _mm_set_epi8(-128, 64, 32, 16, 8, 4, 2, 1, -128, 64, 32, 16, 8, 4, 2, 1);
+    __m128i best = _mm_set1_epi8(-1);
+    for (uint32_t i = 0; i < g.rpad; i += 16) {
+        uint32_t m = cand >> i;
+        __m128i mb = _mm_unpacklo_epi64(_mm_set1_epi8((char)(m & 0xff)), _mm_set1_epi8((char)((m >> 8) & 0xff)));
+        __m128i in = _mm_cmpeq_epi8(_mm_and_si128(mb, bit), bit);
+        __m128i v = _mm_load_si128((const __m128i *)(const void *)(r + i));
+        best = _mm_min_epu8(best, _mm_or_si128(v, _mm_andnot_si128(in, _mm_set1_epi8(-1))));
+    }
+    best = _mm_min_epu8(best, _mm_srli_si128(best, 8));
+    best = _mm_min_epu8(best, _mm_srli_si128(best, 4));
+    best = _mm_min_epu8(best, _mm_srli_si128(best, 2));
+    best = _mm_min_epu8(best, _mm_srli_si128(best, 1));
+    const __m128i low = _mm_set1_epi8((char)(_mm_cvtsi128_si32(best) & 0xff));
+    uint32_t at = 0;
+    for (uint32_t i = 0; i < g.rpad; i += 16) {
+        __m128i v = _mm_load_si128((const __m128i *)(const void *)(r + i));
+        at |= (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, low)) << i;
+    }
+    return (unsigned)__builtin_ctz(at & cand);
+#else
+    uint32_t best = UINT32_MAX;
+    for (uint32_t w = 0; w < g.ways; w++) {
+        uint32_t key = (~cand >> w & 1) << 13 | (uint32_t)r[w] << 5 | w;
+        best = key < best ? key : best;
+    }
+    return l2_slot_way(best);
+#endif
+}
+
+/* Slot of the victim for a fill into `set`. */
+static inline uint64_t l2_cache_victim_g(const struct l2_cache *c, const struct l2_geom g, uint32_t set)
+{
+    const uint64_t base = l2_slot(set, 0);
+    const struct l2_set_meta *m = l2_set_meta_g(c, g, base);
+    uint32_t empty = g.all & ~m->occ;
+    if (empty)
+        return base + (unsigned)__builtin_ctz(empty);
+    /* The victim is the least recently used line of the lowest rank.
+     * evict_first lines go first (rank 0) once the set holds first_ways
+     * of them (one more in a first_frac share of the sets); below that
+     * they age like normal lines (rank 1), and so do evict_last lines
+     * beyond the quota; evict_last lines within the quota go last (2). */
+    uint32_t nfirst = (uint32_t)l2_popcount32(m->first);
+    uint32_t cap = c->first_ways + (((set * 0x9e3779b9u) >> 16) < c->first_frac);
+    uint32_t rank2 = (uint32_t)l2_popcount32(m->last) > c->quota ? 0 : m->last;
+    uint32_t cand = nfirst && nfirst >= cap ? m->first : g.all & ~rank2;
+    if (!cand)
+        cand = rank2;
+    return base + l2_cache_lru(g, l2_set_block_g(c, g, base) + g.off_rank, cand);
+}
+
+/* ---- the same with the cache's own geometry ---- */
+
+static inline uint8_t *l2_cache_valid(const struct l2_cache *c, uint64_t slot)
+{
+    return l2_cache_valid_g(c, c->g, slot);
+}
+
+static inline uint8_t *l2_cache_dirty(const struct l2_cache *c, uint64_t slot)
+{
+    return l2_cache_dirty_g(c, c->g, slot);
+}
+
+static inline enum l2_class l2_cache_cls(const struct l2_cache *c, uint64_t slot)
+{
+    return l2_cache_cls_g(c, c->g, slot);
+}
+
+static inline void l2_cache_set_cls(const struct l2_cache *c, uint64_t slot, enum l2_class cls)
+{
+    l2_cache_set_cls_g(c, c->g, slot, cls);
+}
+
+static inline int64_t l2_cache_find(const struct l2_cache *c, uint32_t set, uint64_t tag)
+{
+    return l2_cache_find_g(c, c->g, set, tag);
+}
+
+static inline void l2_cache_touch(const struct l2_cache *c, uint64_t slot)
+{
+    l2_cache_touch_g(c, c->g, slot);
+}
+
+static inline void l2_cache_install(const struct l2_cache *c, uint64_t slot, uint64_t tag, enum l2_class cls)
+{
+    l2_cache_install_g(c, c->g, slot, tag, cls);
+}
+
+static inline void l2_cache_drop(const struct l2_cache *c, uint64_t slot)
+{
+    l2_cache_drop_g(c, c->g, slot);
+}
+
+static inline uint64_t l2_cache_victim(const struct l2_cache *c, uint32_t set)
+{
+    return l2_cache_victim_g(c, c->g, set);
 }
 
 #endif

@@ -132,18 +132,18 @@ static const uint8_t class_of_prio_fill[L2_NPRIO] = {
 
 /* A hit: the line becomes its set's most recently used and takes the class
  * the hint sets (a copy is never evict_last). */
-static inline void hit_line(struct l2_cache *c, uint64_t slot, enum l2_prio prio, int copy)
+static inline __attribute__((always_inline)) void hit_line(struct l2_cache *c, const struct l2_geom g, uint64_t slot, enum l2_prio prio, int copy)
 {
-    l2_cache_touch(c, slot);
+    l2_cache_touch_g(c, g, slot);
     switch (prio) {
     case PRIO_EVICT_FIRST:
-        l2_cache_set_cls(c, slot, CLS_FIRST);
+        l2_cache_set_cls_g(c, g, slot, CLS_FIRST);
         break;
     case PRIO_EVICT_NORMAL:
-        l2_cache_set_cls(c, slot, CLS_NORMAL);
+        l2_cache_set_cls_g(c, g, slot, CLS_NORMAL);
         break;
     case PRIO_EVICT_LAST:
-        l2_cache_set_cls(c, slot, copy ? CLS_NORMAL : CLS_LAST);
+        l2_cache_set_cls_g(c, g, slot, copy ? CLS_NORMAL : CLS_LAST);
         break;
     default:
         break;
@@ -151,24 +151,24 @@ static inline void hit_line(struct l2_cache *c, uint64_t slot, enum l2_prio prio
 }
 
 /* Chooses a victim in `set` of `c`, writes back its dirty sectors, installs `tag`. */
-static inline uint64_t fill_line(struct l2 *l, struct l2_cache *c, uint32_t set, uint64_t tag, enum l2_class cls,
-                                 struct l2_outcome *out)
+static inline __attribute__((always_inline)) uint64_t fill_line(struct l2 *l, struct l2_cache *c, const struct l2_geom g, uint32_t set, uint64_t tag,
+                                 enum l2_class cls, struct l2_outcome *out)
 {
-    uint64_t slot = l2_cache_victim(c, set);
-    out->dram_wr += (uint32_t)l2_popcount8(*l2_cache_dirty(c, slot)) << l->sector_shift; /* 0 when empty */
-    l2_cache_install(c, slot, tag, cls);
+    uint64_t slot = l2_cache_victim_g(c, g, set);
+    out->dram_wr += (uint32_t)l2_popcount8(*l2_cache_dirty_g(c, g, slot)) << l->sector_shift; /* 0 when empty */
+    l2_cache_install_g(c, g, slot, tag, cls);
     return slot;
 }
 
 /* Load or prefetch served by the home partition: returns the sectors it had. */
-static inline uint8_t home_read(struct l2 *l, struct l2_cache *c, uint32_t set, uint64_t line, uint8_t need,
-                                enum l2_prio prio, struct l2_outcome *out)
+static inline __attribute__((always_inline)) uint8_t home_read(struct l2 *l, struct l2_cache *c, const struct l2_geom g, uint32_t set, uint64_t line,
+                                uint8_t need, enum l2_prio prio, struct l2_outcome *out)
 {
-    int64_t s = l2_cache_find(c, set, line);
+    int64_t s = l2_cache_find_g(c, g, set, line);
     uint8_t have = 0;
     if (s >= 0) {
-        have = *l2_cache_valid(c, (uint64_t)s) & need;
-        hit_line(c, (uint64_t)s, prio, 0);
+        have = *l2_cache_valid_g(c, g, (uint64_t)s) & need;
+        hit_line(c, g, (uint64_t)s, prio, 0);
     }
     uint8_t miss = need & (uint8_t)~have;
     if (miss) {
@@ -177,8 +177,8 @@ static inline uint8_t home_read(struct l2 *l, struct l2_cache *c, uint32_t set, 
             out->line_miss |= miss;
         if (prio != PRIO_NO_ALLOCATE) {
             if (s < 0)
-                s = (int64_t)fill_line(l, c, set, line, (enum l2_class)class_of_prio_fill[prio], out);
-            *l2_cache_valid(c, (uint64_t)s) |= miss;
+                s = (int64_t)fill_line(l, c, g, set, line, (enum l2_class)class_of_prio_fill[prio], out);
+            *l2_cache_valid_g(c, g, (uint64_t)s) |= miss;
         }
     }
     return have;
@@ -193,8 +193,11 @@ void l2_access(struct l2 *l, enum l2_op op, enum l2_prio prio, uint64_t line, ui
     l2_access_at(l, op, prio, line, home, l2_near(l, sm, home), set, mask, out);
 }
 
-void l2_access_at(struct l2 *l, enum l2_op op, enum l2_prio prio, uint64_t line, unsigned home, unsigned near,
-                  uint32_t set, uint8_t mask, struct l2_outcome *out)
+/* l2_access_at with the partitions' geometry g. */
+static inline __attribute__((always_inline)) void access_at(struct l2 *l, const struct l2_geom g, enum l2_op op,
+                                                            enum l2_prio prio, uint64_t line, unsigned home,
+                                                            unsigned near, uint32_t set, uint8_t mask,
+                                                            struct l2_outcome *out)
 {
     memset(out, 0, sizeof *out);
     struct l2_cache *hc = &l->part[home];
@@ -203,19 +206,19 @@ void l2_access_at(struct l2 *l, enum l2_op op, enum l2_prio prio, uint64_t line,
     case OP_READ:
     case OP_PREFETCH: {
         if (near == home) {
-            out->hit = out->near_hit = home_read(l, hc, set, line, mask, prio, out);
+            out->hit = out->near_hit = home_read(l, hc, g, set, line, mask, prio, out);
             return;
         }
         struct l2_cache *nc = &l->part[near];
-        int64_t s = l2_cache_find(nc, set, line);
+        int64_t s = l2_cache_find_g(nc, g, set, line);
         uint8_t have = 0;
         if (s >= 0) {
-            have = *l2_cache_valid(nc, (uint64_t)s) & mask;
+            have = *l2_cache_valid_g(nc, g, (uint64_t)s) & mask;
             if (have) {
-                hit_line(nc, (uint64_t)s, prio, 1);
-                int64_t hs = l2_cache_find(hc, set, line);
+                hit_line(nc, g, (uint64_t)s, prio, 1);
+                int64_t hs = l2_cache_find_g(hc, g, set, line);
                 if (hs >= 0) {
-                    hit_line(hc, (uint64_t)hs, prio, 0);
+                    hit_line(hc, g, (uint64_t)hs, prio, 0);
                 }
             }
         }
@@ -224,11 +227,11 @@ void l2_access_at(struct l2 *l, enum l2_op op, enum l2_prio prio, uint64_t line,
         out->hit = have;
         if (!need)
             return;
-        out->hit |= home_read(l, hc, set, line, need, prio, out);
+        out->hit |= home_read(l, hc, g, set, line, need, prio, out);
         if (op == OP_READ && l->cfg.far_copy && prio != PRIO_NO_ALLOCATE) {
             if (s < 0)
-                s = (int64_t)fill_line(l, nc, set, line, prio == PRIO_EVICT_FIRST ? CLS_FIRST : CLS_NORMAL, out);
-            *l2_cache_valid(nc, (uint64_t)s) |= need;
+                s = (int64_t)fill_line(l, nc, g, set, line, prio == PRIO_EVICT_FIRST ? CLS_FIRST : CLS_NORMAL, out);
+            *l2_cache_valid_g(nc, g, (uint64_t)s) |= need;
         }
         return;
     }
@@ -237,29 +240,29 @@ void l2_access_at(struct l2 *l, enum l2_op op, enum l2_prio prio, uint64_t line,
          * store behaves as a normal one) */
         if (prio == PRIO_EVICT_FIRST)
             prio = PRIO_EVICT_NORMAL;
-        int64_t s = l2_cache_find(hc, set, line);
+        int64_t s = l2_cache_find_g(hc, g, set, line);
         if (s >= 0) {
-            out->hit = *l2_cache_valid(hc, (uint64_t)s) & mask;
-            hit_line(hc, (uint64_t)s, prio, 0);
+            out->hit = *l2_cache_valid_g(hc, g, (uint64_t)s) & mask;
+            hit_line(hc, g, (uint64_t)s, prio, 0);
         } else {
             out->line_miss = mask;
             if (prio == PRIO_NO_ALLOCATE)
                 out->dram_wr += (uint32_t)l2_popcount8(mask) << l->sector_shift;
             else
-                s = (int64_t)fill_line(l, hc, set, line, (enum l2_class)class_of_prio_fill[prio], out);
+                s = (int64_t)fill_line(l, hc, g, set, line, (enum l2_class)class_of_prio_fill[prio], out);
         }
         if (s >= 0) {
-            *l2_cache_valid(hc, (uint64_t)s) |= mask;
-            *l2_cache_dirty(hc, (uint64_t)s) |= mask;
+            *l2_cache_valid_g(hc, g, (uint64_t)s) |= mask;
+            *l2_cache_dirty_g(hc, g, (uint64_t)s) |= mask;
         }
         if (near == home)
             out->near_hit = out->hit;
         for (unsigned p = 0; p < l->nparts; p++) {
             if (p == home)
                 continue;
-            int64_t c = l2_cache_find(&l->part[p], set, line);
+            int64_t c = l2_cache_find_g(&l->part[p], g, set, line);
             if (c >= 0)
-                l2_cache_drop(&l->part[p], (uint64_t)c);
+                l2_cache_drop_g(&l->part[p], g, (uint64_t)c);
         }
         return;
     }
@@ -268,12 +271,12 @@ void l2_access_at(struct l2 *l, enum l2_op op, enum l2_prio prio, uint64_t line,
         /* performed where the request goes: the near partition, then home */
         for (unsigned k = 0; k < 2; k++) {
             struct l2_cache *c = &l->part[k ? home : near];
-            int64_t slot = l2_cache_find(c, set, line);
+            int64_t slot = l2_cache_find_g(c, g, set, line);
             if (slot >= 0) {
                 if (op == OP_DISCARD)
-                    l2_cache_drop(c, (uint64_t)slot);
-                else if (l2_cache_cls(c, (uint64_t)slot) == CLS_LAST)
-                    l2_cache_set_cls(c, (uint64_t)slot, CLS_NORMAL);
+                    l2_cache_drop_g(c, g, (uint64_t)slot);
+                else if (l2_cache_cls_g(c, g, (uint64_t)slot) == CLS_LAST)
+                    l2_cache_set_cls_g(c, g, (uint64_t)slot, CLS_NORMAL);
             }
             if (near == home)
                 break;
@@ -282,4 +285,18 @@ void l2_access_at(struct l2 *l, enum l2_op op, enum l2_prio prio, uint64_t line,
     default:
         return;
     }
+}
+
+/* The shipped configurations have 16-way sets: that geometry is a
+ * constant of its own copy of the access path; any other takes the
+ * generic copy. */
+#define L2_USUAL_WAYS 16
+
+void l2_access_at(struct l2 *l, enum l2_op op, enum l2_prio prio, uint64_t line, unsigned home, unsigned near,
+                  uint32_t set, uint8_t mask, struct l2_outcome *out)
+{
+    if (l->part[0].g.ways == L2_USUAL_WAYS)
+        access_at(l, l2_geom_of(L2_USUAL_WAYS), op, prio, line, home, near, set, mask, out);
+    else
+        access_at(l, l->part[0].g, op, prio, line, home, near, set, mask, out);
 }

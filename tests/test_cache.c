@@ -45,7 +45,7 @@ static void touch(uint64_t tag)
 START_TEST(init_empty)
 {
     ck_assert_uint_eq(c.sets, 1);
-    ck_assert_uint_eq(c.ways, 4);
+    ck_assert_uint_eq(c.g.ways, 4);
     for (unsigned w = 0; w < 4; w++) {
         ck_assert_uint_eq(l2_cache_tag(&c, w), L2_TAG_NONE);
         ck_assert_uint_eq(*l2_cache_valid(&c, w), 0);
