@@ -186,7 +186,8 @@ static int sim_access(struct l2_sim *s, const struct l2_event *ev, l2_err *e)
         home[i] = l2_home(&s->l2, first + i);
         near[i] = l2_near(&s->l2, ev->sm, home[i]);
         l2_cache_prefetch(&s->l2.part[home[i]], set[i]);
-        l2_cache_prefetch(&s->l2.part[near[i]], set[i]);
+        if (near[i] != home[i])
+            l2_cache_prefetch(&s->l2.part[near[i]], set[i]);
         l2_timing_prefetch(&s->tm, home[i], set[i]);
     }
     /* With several lanes, the lane that owns the first line counts the
