@@ -406,9 +406,11 @@ struct driver {
     unsigned nsims, nworkers;
     struct batch buf[NBUF];
     pthread_mutex_t mu;
-    pthread_cond_t cv;
+    pthread_cond_t posted_cv;   /* workers wait here for batches */
+    pthread_cond_t free_cv;     /* the decoder waits here for buffers */
     uint64_t posted;            /* batches handed out */
     uint64_t done[MAX_THREADS]; /* batches each worker has finished */
+    uint64_t wake_at;           /* the decoder sleeps until every worker finished this many; 0: awake */
     int stop;          /* no more batches */
     uint64_t base[NBUF]; /* record number of each buffer's first event */
     uint64_t err_rec;  /* record of the earliest simulator error */
@@ -442,6 +444,15 @@ static void run_batch(struct driver *d, unsigned id, const struct batch *b, uint
     }
 }
 
+/* Batches finished by the slowest worker (called with the lock held). */
+static uint64_t slowest(const struct driver *d)
+{
+    uint64_t m = UINT64_MAX;
+    for (unsigned i = 0; i < d->nworkers; i++)
+        m = d->done[i] < m ? d->done[i] : m;
+    return m;
+}
+
 static void *worker_main(void *arg)
 {
     struct worker *w = arg;
@@ -450,7 +461,7 @@ static void *worker_main(void *arg)
     for (;;) {
         pthread_mutex_lock(&d->mu);
         while (d->posted == seen && !d->stop)
-            pthread_cond_wait(&d->cv, &d->mu);
+            pthread_cond_wait(&d->posted_cv, &d->mu);
         if (d->posted == seen) {
             pthread_mutex_unlock(&d->mu);
             return NULL;
@@ -463,18 +474,12 @@ static void *worker_main(void *arg)
             run_batch(d, w->id, &d->buf[slot], d->base[slot]);
         pthread_mutex_lock(&d->mu);
         d->done[w->id] = seen;
-        pthread_cond_broadcast(&d->cv);
+        if (d->wake_at && slowest(d) >= d->wake_at) {
+            d->wake_at = 0;
+            pthread_cond_signal(&d->free_cv);
+        }
         pthread_mutex_unlock(&d->mu);
     }
-}
-
-/* Batches finished by the slowest worker (called with the lock held). */
-static uint64_t slowest(const struct driver *d)
-{
-    uint64_t m = UINT64_MAX;
-    for (unsigned i = 0; i < d->nworkers; i++)
-        m = d->done[i] < m ? d->done[i] : m;
-    return m;
 }
 
 /* Reads the trace once, feeding every simulator with `nworkers` threads
@@ -502,7 +507,8 @@ static int64_t simulate(struct l2_sim **sims, unsigned n, unsigned nworkers, con
     d->nworkers = nworkers;
     d->err_rec = UINT64_MAX;
     pthread_mutex_init(&d->mu, NULL);
-    pthread_cond_init(&d->cv, NULL);
+    pthread_cond_init(&d->posted_cv, NULL);
+    pthread_cond_init(&d->free_cv, NULL);
     for (; started < nworkers; started++) {
         wk[started] = (struct worker){d, started};
         if (pthread_create(&th[started], NULL, worker_main, &wk[started]) != 0)
@@ -514,10 +520,15 @@ static int64_t simulate(struct l2_sim **sims, unsigned n, unsigned nworkers, con
     progress_start(&pg);
     for (uint64_t k = 0; r == 0; k++) {
         struct batch *b = &d->buf[k % NBUF];
-        /* buffer k % NBUF is free once every worker finished batch k - NBUF */
+        /* buffer k % NBUF is free once every worker finished batch k -
+         * NBUF; once the ring is full, the decoder sleeps until half of
+         * it is free, so that it wakes once per NBUF / 2 batches */
         pthread_mutex_lock(&d->mu);
-        while (k >= NBUF && slowest(d) < k - NBUF + 1)
-            pthread_cond_wait(&d->cv, &d->mu);
+        if (k >= NBUF && slowest(d) < k - NBUF + 1) {
+            d->wake_at = k - NBUF / 2 + 1;
+            while (d->wake_at)
+                pthread_cond_wait(&d->free_cv, &d->mu);
+        }
         int failed = d->err_rec != UINT64_MAX;
         pthread_mutex_unlock(&d->mu);
         if (failed)
@@ -533,7 +544,7 @@ static int64_t simulate(struct l2_sim **sims, unsigned n, unsigned nworkers, con
         records += (int64_t)b->n;
         pthread_mutex_lock(&d->mu);
         d->posted++;
-        pthread_cond_broadcast(&d->cv);
+        pthread_cond_broadcast(&d->posted_cv);
         pthread_mutex_unlock(&d->mu);
         if (pg.tty && (uint64_t)records >= next_progress) {
             progress_show(&pg, d->trace, (uint64_t)records);
@@ -544,7 +555,7 @@ static int64_t simulate(struct l2_sim **sims, unsigned n, unsigned nworkers, con
     }
     pthread_mutex_lock(&d->mu);
     d->stop = 1;
-    pthread_cond_broadcast(&d->cv);
+    pthread_cond_broadcast(&d->posted_cv);
     pthread_mutex_unlock(&d->mu);
     for (unsigned i = 0; i < started; i++)
         pthread_join(th[i], NULL);
@@ -555,7 +566,8 @@ static int64_t simulate(struct l2_sim **sims, unsigned n, unsigned nworkers, con
         r = -1;
     }
     l2_trace_close(d->trace);
-    pthread_cond_destroy(&d->cv);
+    pthread_cond_destroy(&d->posted_cv);
+    pthread_cond_destroy(&d->free_cv);
     pthread_mutex_destroy(&d->mu);
     free(d);
     return r < 0 ? -1 : records;

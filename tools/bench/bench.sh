@@ -8,8 +8,10 @@
 #   (e) peak resident memory of a binary run,
 #
 # all with configs/h100.cfg, hardware semantics, the report going to
-# /dev/null; plus, for reference, the reader alone (tools/bench/readspeed.c)
-# and md5sum over the binary trace as the machine's yardstick.  The traces
+# /dev/null; plus, for reference, two one-thread binary runs at the same
+# time (what the cores give (c) and (d)), the reader alone
+# (tools/bench/readspeed.c) and md5sum over the binary trace as the
+# machine's yardstick.  The traces
 # are kept in BUILD/bench/ and reused.  Quick look: BENCH_N=5000000 make bench.
 #
 # $RUN below is a command with its options, split into words on purpose.
@@ -98,6 +100,11 @@ B_RSS=$M_RSS
 measure "(c) binary, --threads 2" $RUN --threads 2 "$BIN"
 C_TIME=$M_TIME
 
+# yardstick for (c) and (d): two separate one-thread runs at the same time,
+# what the machine's cores give this program when nothing is shared
+measure "two binary runs at once" sh -c "$RUN \"\$1\" & p=\$!; $RUN \"\$1\" && wait \$p" sh "$BIN"
+PAIR_TIME=$M_TIME
+
 # (d) four variants that differ in what they simulate, in one compare and
 # in four runs; the ratio per repetition, then the median ratio
 set -- "" "far_copy=0" "policy_seed=1" "hash_seed=7"
@@ -142,5 +149,7 @@ printf '%-38s %-24s %-22s %s\n' "(c) binary, --threads 2" "$(rate "$C_TIME") M/s
 printf '%-38s %-24s %-22s %s\n' "(d) compare 4 variants / 4 runs" "$(awk -v r="$D_RATIO" 'BEGIN { printf "%.2fx", r }')" \
     "< 0.5x" "$(verdict "$D_RATIO < 0.5")"
 printf '%-38s %-24s %-22s %s\n' "(e) peak RSS, binary run" "$RSS_MIB MiB" "<= 64 MiB" "$(verdict "$RSS_MIB <= 64")"
+PAIR=$(awk -v b="$B_TIME" -v p="$PAIR_TIME" 'BEGIN { printf "%.2f", (p > 0 ? 2 * b / p : 0) }')
+printf '%-38s %-24s\n' "(ref) two binary runs at once" "${PAIR}x the rate of one"
 printf '%-38s %-24s\n' "(ref) reader alone, text" "$(rate "$READ_TEXT") M accesses/s"
 printf '%-38s %-24s\n' "(ref) reader alone, binary" "$(rate "$READ_BIN") M accesses/s"
