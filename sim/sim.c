@@ -172,7 +172,7 @@ static int sim_access(struct l2_sim *s, const struct l2_event *ev, l2_err *e)
     struct l2_counters acc = {0};
     unsigned home[L2_MAX_ACCESS / 32 + 1], near[L2_MAX_ACCESS / 32 + 1];
     uint32_t set[L2_MAX_ACCESS / 32 + 1];
-    uint8_t mine[L2_MAX_ACCESS / 32 + 1] = {0}; /* 1: this lane simulates the line */
+    uint8_t mine[L2_MAX_ACCESS / 32 + 1]; /* 1: this lane simulates the line (the first nlines) */
     unsigned nmine = 0;
 
     /* Locate every line this lane owns and start fetching its sets, so the
