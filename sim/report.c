@@ -116,6 +116,23 @@ static double rate(uint64_t hits, uint64_t n)
     return n ? (double)hits / (double)n : NAN;
 }
 
+/* The hit rates every report gives, in this order. */
+static const char *const rate_names[] = {"hit_rate", "near_hit_rate", "read_hit_rate"};
+#define NRATES L2_ARRAY_LEN(rate_names)
+
+/* Rate m (of rate_names) of a scope's counters; NAN when it has no sectors. */
+static double scope_rate(const struct l2_counters *c, unsigned m)
+{
+    switch (m) {
+    case 0:
+        return rate(c->sector_hits, c->sectors);
+    case 1:
+        return rate(c->near_hits, c->sectors);
+    default:
+        return rate(c->read_hits, c->read_sectors);
+    }
+}
+
 static const char *sem_name(enum l2_semantics s)
 {
     return s == SEM_HARDWARE ? "hardware" : "documented";
@@ -135,9 +152,8 @@ static void table_row(FILE *f, const char *label, const struct scope *sc)
 {
     const struct l2_counters *c = sc->c;
     fprintf(f, "  %-26s %10" PRIu64 " %11" PRIu64 " %11" PRIu64, label, c->accesses, c->sectors, c->sector_hits);
-    pct(f, rate(c->sector_hits, c->sectors));
-    pct(f, rate(c->near_hits, c->sectors));
-    pct(f, rate(c->read_hits, c->read_sectors));
+    for (unsigned m = 0; m < NRATES; m++)
+        pct(f, scope_rate(c, m));
     fprintf(f, " %10" PRIu64 " %10" PRIu64 " %12" PRIu64 " %12" PRIu64, c->line_miss, c->sector_miss, c->dram_rd,
             c->dram_wr);
     double lat = sc->ev ? mean_latency(sc->ev, sc->prio, -1) : NAN;
@@ -319,22 +335,19 @@ static void json_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
-static void json_rate(FILE *f, const char *key, uint64_t hits, uint64_t n)
-{
-    if (n)
-        fprintf(f, ", \"%s\": %.6f", key, (double)hits / (double)n);
-    else
-        fprintf(f, ", \"%s\": null", key);
-}
 
 static void json_counters(FILE *f, const struct l2_counters *c)
 {
     const uint64_t *v = (const uint64_t *)c;
     for (size_t i = 0; i < L2_NCOUNTERS; i++)
         fprintf(f, "%s\"%s\": %" PRIu64, i ? ", " : "", l2_counter_names[i], v[i]);
-    json_rate(f, "hit_rate", c->sector_hits, c->sectors);
-    json_rate(f, "near_hit_rate", c->near_hits, c->sectors);
-    json_rate(f, "read_hit_rate", c->read_hits, c->read_sectors);
+    for (unsigned m = 0; m < NRATES; m++) {
+        double r = scope_rate(c, m);
+        if (isnan(r))
+            fprintf(f, ", \"%s\": null", rate_names[m]);
+        else
+            fprintf(f, ", \"%s\": %.6f", rate_names[m], r);
+    }
 }
 
 static void json_hist(FILE *f, const uint64_t h[L2_NLAT][L2_HIST_BUCKETS])
@@ -532,7 +545,9 @@ void l2_report_csv(FILE *f, const struct l2_sim *s, int with_header, const char 
         fputs(variant ? "variant,index,kernel,stream" : "index,kernel,stream", f);
         for (size_t i = 0; i < L2_NCOUNTERS; i++)
             fprintf(f, ",%s", l2_counter_names[i]);
-        fputs(",hit_rate,near_hit_rate,read_hit_rate,est_ns\n", f);
+        for (unsigned m = 0; m < NRATES; m++)
+            fprintf(f, ",%s", rate_names[m]);
+        fputs(",est_ns\n", f);
     }
     for (uint32_t i = 0; i < s->nk; i++) {
         const struct l2_kstats *k = &s->k[i];
@@ -546,13 +561,12 @@ void l2_report_csv(FILE *f, const struct l2_sim *s, int with_header, const char 
         const uint64_t *v = (const uint64_t *)&k->total;
         for (size_t j = 0; j < L2_NCOUNTERS; j++)
             fprintf(f, ",%" PRIu64, v[j]);
-        double r[3] = {rate(k->total.sector_hits, k->total.sectors), rate(k->total.near_hits, k->total.sectors),
-                       rate(k->total.read_hits, k->total.read_sectors)};
-        for (int j = 0; j < 3; j++) {
-            if (isnan(r[j]))
+        for (unsigned m = 0; m < NRATES; m++) {
+            double r = scope_rate(&k->total, m);
+            if (isnan(r))
                 fputs(",", f);
             else
-                fprintf(f, ",%.6f", r[j]);
+                fprintf(f, ",%.6f", r);
         }
         struct l2_keval ev;
         l2_ktime_eval(&s->l2.cfg, &k->time, &ev);
@@ -596,14 +610,14 @@ void l2_compare_table(FILE *f, struct l2_sim *const *v, const char *const *names
         else
             snprintf(label, sizeof label, "  %s %s", strcmp(a->kind, "tag") == 0 ? "tag" : "prio", a->name);
         fprintf(f, "%-36.36s", label);
-        double base = rate(a->c->sector_hits, a->c->sectors);
+        double base = scope_rate(a->c, 0);
         double vals[64];
         for (unsigned i = 0; i < n && i < 64; i++) {
             vals[i] = NAN;
             for (size_t q = 0; q < ss[i].n; q++) {
                 const struct scope *b = &ss[i].v[q];
                 if (b->kernel == a->kernel && strcmp(b->kind, a->kind) == 0 && strcmp(b->name, a->name) == 0) {
-                    vals[i] = rate(b->c->sector_hits, b->c->sectors);
+                    vals[i] = scope_rate(b->c, 0);
                     break;
                 }
             }
@@ -642,20 +656,6 @@ void l2_compare_json(FILE *f, struct l2_sim *const *v, const char *const *names,
 
 /* ---- expectations ---- */
 
-static const char *const metrics[] = {"hit_rate", "near_hit_rate", "read_hit_rate"};
-
-static double metric(const struct l2_counters *c, unsigned m)
-{
-    switch (m) {
-    case 0:
-        return rate(c->sector_hits, c->sectors);
-    case 1:
-        return rate(c->near_hits, c->sectors);
-    default:
-        return rate(c->read_hits, c->read_sectors);
-    }
-}
-
 static void scope_key(const struct scope *sc, char *buf, size_t n)
 {
     if (sc->kernel)
@@ -673,10 +673,10 @@ void l2_expect_write(FILE *f, const struct l2_sim *s)
     for (size_t i = 0; i < ss.n; i++) {
         char key[300];
         scope_key(&ss.v[i], key, sizeof key);
-        for (unsigned m = 0; m < L2_ARRAY_LEN(metrics); m++) {
-            double r = metric(ss.v[i].c, m);
+        for (unsigned m = 0; m < NRATES; m++) {
+            double r = scope_rate(ss.v[i].c, m);
             if (!isnan(r))
-                fprintf(f, "%s %s %.4f\n", key, metrics[m], 100 * r);
+                fprintf(f, "%s %s %.4f\n", key, rate_names[m], 100 * r);
         }
     }
     scopes_free(&ss);
@@ -710,10 +710,10 @@ int l2_expect_check(const char *path, const struct l2_sim *s, double tol, FILE *
             break;
         }
         unsigned m;
-        for (m = 0; m < L2_ARRAY_LEN(metrics); m++)
-            if (strcmp(met, metrics[m]) == 0)
+        for (m = 0; m < NRATES; m++)
+            if (strcmp(met, rate_names[m]) == 0)
                 break;
-        if (m == L2_ARRAY_LEN(metrics)) {
+        if (m == NRATES) {
             rc = l2_fail(e, "%s:%lu: unknown metric '%s'", path, ln, met);
             break;
         }
@@ -724,7 +724,7 @@ int l2_expect_check(const char *path, const struct l2_sim *s, double tol, FILE *
             char key[300];
             scope_key(&ss.v[i], key, sizeof key);
             if (strcmp(key, want_key) == 0) {
-                got = 100 * metric(ss.v[i].c, m);
+                got = 100 * scope_rate(ss.v[i].c, m);
                 break;
             }
         }
