@@ -105,23 +105,22 @@ C_TIME=$M_TIME
 measure "two binary runs at once" sh -c "$RUN \"\$1\" & p=\$!; $RUN \"\$1\" && wait \$p" sh "$BIN"
 PAIR_TIME=$M_TIME
 
-# (d) four variants that differ in what they simulate, in one compare and
-# in four runs; the ratio per repetition, then the median ratio
-set -- "" "far_copy=0" "policy_seed=1" "hash_seed=7"
+# (d) four variants that differ in what they simulate (NAME:SETTING; base
+# sets the configuration's own value), in one compare and in four runs; the
+# ratio per repetition, then the median ratio
+VARIANTS="base:far_copy=1 nocopy:far_copy=0 seed1:policy_seed=1 hash7:hash_seed=7"
+CMP_ARGS=
+for v in $VARIANTS; do
+    CMP_ARGS="$CMP_ARGS --variant name=${v%%:*},set=${v#*:}"
+done
 : >"$DIR/ratios"
 i=1
 while [ "$i" -le "$RUNS" ]; do
     say "(d) compare with 4 variants, repetition $i of $RUNS"
     : >"$TIMES"
-    timed "$L2SIM" compare --config "$CFG" --semantics hardware --variant name=base \
-        --variant name=nocopy,set=far_copy=0 --variant name=seed1,set=policy_seed=1 \
-        --variant name=hash7,set=hash_seed=7 "$BIN"
-    for v in "$@"; do
-        if [ -n "$v" ]; then
-            timed $RUN --set "$v" "$BIN"
-        else
-            timed $RUN "$BIN"
-        fi
+    timed "$L2SIM" compare --config "$CFG" --semantics hardware $CMP_ARGS "$BIN"
+    for v in $VARIANTS; do
+        timed $RUN --set "${v#*:}" "$BIN"
     done
     awk 'NR == 1 { c = $1 } NR > 1 { s += $1 } END { if (s > 0) print c / s; else print 0 }' "$TIMES" >>"$DIR/ratios"
     i=$((i + 1))
