@@ -125,6 +125,10 @@ void l2_sets(const struct l2 *l, uint64_t first, unsigned n, uint32_t *set)
     }
 }
 
+/* The access path and its helpers are inlined into both copies of it
+ * (l2_access_at), so that the constant layout reaches every operation. */
+#define PATH_FN static inline __attribute__((always_inline))
+
 static const uint8_t class_of_prio_fill[L2_NPRIO] = {
     [PRIO_EVICT_FIRST] = CLS_FIRST,      [PRIO_EVICT_NORMAL] = CLS_NORMAL, [PRIO_EVICT_LAST] = CLS_LAST,
     [PRIO_EVICT_UNCHANGED] = CLS_NORMAL, [PRIO_NO_ALLOCATE] = CLS_NORMAL,
@@ -132,7 +136,7 @@ static const uint8_t class_of_prio_fill[L2_NPRIO] = {
 
 /* A hit: the line becomes its set's most recently used and takes the class
  * the hint sets (a copy is never evict_last). */
-static inline __attribute__((always_inline)) void hit_line(struct l2_cache *c, const struct l2_geom g, uint64_t slot, enum l2_prio prio, int copy)
+PATH_FN void hit_line(struct l2_cache *c, const struct l2_geom g, uint64_t slot, enum l2_prio prio, int copy)
 {
     l2_cache_touch_g(c, g, slot);
     switch (prio) {
@@ -151,8 +155,8 @@ static inline __attribute__((always_inline)) void hit_line(struct l2_cache *c, c
 }
 
 /* Chooses a victim in `set` of `c`, writes back its dirty sectors, installs `tag`. */
-static inline __attribute__((always_inline)) uint64_t fill_line(struct l2 *l, struct l2_cache *c, const struct l2_geom g, uint32_t set, uint64_t tag,
-                                 enum l2_class cls, struct l2_outcome *out)
+PATH_FN uint64_t fill_line(struct l2 *l, struct l2_cache *c, const struct l2_geom g, uint32_t set, uint64_t tag,
+                           enum l2_class cls, struct l2_outcome *out)
 {
     uint64_t slot = l2_cache_victim_g(c, g, set);
     out->dram_wr += (uint32_t)l2_popcount8(*l2_cache_dirty_g(c, g, slot)) << l->sector_shift; /* 0 when empty */
@@ -161,8 +165,8 @@ static inline __attribute__((always_inline)) uint64_t fill_line(struct l2 *l, st
 }
 
 /* Load or prefetch served by the home partition: returns the sectors it had. */
-static inline __attribute__((always_inline)) uint8_t home_read(struct l2 *l, struct l2_cache *c, const struct l2_geom g, uint32_t set, uint64_t line,
-                                uint8_t need, enum l2_prio prio, struct l2_outcome *out)
+PATH_FN uint8_t home_read(struct l2 *l, struct l2_cache *c, const struct l2_geom g, uint32_t set, uint64_t line,
+                          uint8_t need, enum l2_prio prio, struct l2_outcome *out)
 {
     int64_t s = l2_cache_find_g(c, g, set, line);
     uint8_t have = 0;
@@ -194,10 +198,8 @@ void l2_access(struct l2 *l, enum l2_op op, enum l2_prio prio, uint64_t line, ui
 }
 
 /* l2_access_at with the partitions' geometry g. */
-static inline __attribute__((always_inline)) void access_at(struct l2 *l, const struct l2_geom g, enum l2_op op,
-                                                            enum l2_prio prio, uint64_t line, unsigned home,
-                                                            unsigned near, uint32_t set, uint8_t mask,
-                                                            struct l2_outcome *out)
+PATH_FN void access_at(struct l2 *l, const struct l2_geom g, enum l2_op op, enum l2_prio prio, uint64_t line,
+                      unsigned home, unsigned near, uint32_t set, uint8_t mask, struct l2_outcome *out)
 {
     memset(out, 0, sizeof *out);
     struct l2_cache *hc = &l->part[home];
