@@ -411,7 +411,9 @@ int l2_bin_next(struct l2_trace *t, struct l2_event *ev, l2_err *e)
                 t->recno++;
                 continue;
             }
-            if (decode(t, t->rp, ev, e) < 0) /* any record (the fast path is l2_trace_next's) */
+            /* l2_trace_next tried the fast path on this record unless it
+             * follows a cycle record; decode takes any record */
+            if (!(at1 && l2_bin_fast_access(t, t->rp, ev)) && decode(t, t->rp, ev, e) < 0)
                 return l2_prefix(e, "%s:record %" PRIu64, t->name, t->recno + 1);
             if (at1) {
                 if (ev->type != EV_ACCESS)
