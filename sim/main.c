@@ -628,9 +628,9 @@ static int cmd_run(int argc, char **argv)
             l2_fail(&e, "%s: cannot write expectation file", o.write_expect);
             rc = die(&e);
         } else {
-            l2_expect_write(f, sim);
-            if (fclose(f) != 0) {
-                l2_fail(&e, "%s: write error", o.write_expect);
+            int w = l2_expect_write(f, sim);
+            if (fclose(f) != 0 || w < 0) {
+                l2_fail(&e, "%s: %s", o.write_expect, w < 0 ? "out of memory" : "write error");
                 rc = die(&e);
             }
         }
@@ -645,12 +645,13 @@ static int cmd_run(int argc, char **argv)
         }
     }
     if (rc != EXIT_INPUT) {
-        if (o.json)
-            l2_report_json(stdout, sim, &ri);
-        else if (o.csv)
-            l2_report_csv(stdout, sim, 1, NULL);
-        else
-            l2_report_table(stdout, sim, &ri);
+        int w = o.json  ? l2_report_json(stdout, sim, &ri)
+                : o.csv ? l2_report_csv(stdout, sim, 1, NULL)
+                        : l2_report_table(stdout, sim, &ri);
+        if (w < 0) {
+            l2_fail(&e, "out of memory");
+            rc = die(&e);
+        }
     }
 out:
     for (unsigned i = 0; i < ok; i++)
@@ -696,13 +697,18 @@ static int cmd_compare(int argc, char **argv)
         goto free_sims;
     }
     struct l2_run_info ri = {.trace = o.trace, .records = (uint64_t)records};
+    int w = 0;
     if (o.json)
-        l2_compare_json(stdout, sp, names, (unsigned)o.nvar, &ri);
+        w = l2_compare_json(stdout, sp, names, (unsigned)o.nvar, &ri);
     else if (o.csv)
-        for (int i = 0; i < o.nvar; i++)
-            l2_report_csv(stdout, sp[i], i == 0, names[i]);
+        for (int i = 0; i < o.nvar && w == 0; i++)
+            w = l2_report_csv(stdout, sp[i], i == 0, names[i]);
     else
-        l2_compare_table(stdout, sp, names, (unsigned)o.nvar, &ri);
+        w = l2_compare_table(stdout, sp, names, (unsigned)o.nvar, &ri);
+    if (w < 0) {
+        l2_fail(&e, "out of memory");
+        rc = die(&e);
+    }
 free_sims:
     for (int i = 0; i < ok; i++)
         l2_sim_free(&sims[i]);

@@ -10,10 +10,13 @@
 
 /* One row of a report: a kernel, kernel x priority, kernel x tag, or the
  * same for the totals.  `kernel` is 1-based, 0 for totals. */
+enum scope_kind { SC_ALL, SC_PRIO, SC_TAG };
+static const char *const kind_names[] = {"all", "priority", "tag"}; /* in expectation files */
+
 struct scope {
     uint32_t kernel;
     const char *kname;
-    const char *kind; /* "all", "priority", "tag" */
+    enum scope_kind kind;
     const char *name;
     const struct l2_counters *c;
     const struct l2_keval *ev; /* "all" and "priority" rows: the kernel's (or the totals') timing */
@@ -25,6 +28,7 @@ struct scopes {
     size_t n;
     struct l2_counters total, prio[L2_NPRIO], *tag;
     struct l2_keval *ev; /* nk + 1: every kernel's timing, then the totals */
+    uint64_t requests;   /* every kernel's, for the totals' timing */
 };
 
 /* Every kernel's timing evaluated (ev[0..nk-1]) and added (ev[nk]).
@@ -68,24 +72,25 @@ static int collect(const struct l2_sim *s, struct scopes *ss)
     }
     for (uint32_t i = 0; i < s->nk; i++) {
         const struct l2_kstats *k = &s->k[i];
-        push(ss, cap, (struct scope){i + 1, k->name, "all", "all", &k->total, &ss->ev[i], -1});
+        ss->requests += k->time.requests;
+        push(ss, cap, (struct scope){i + 1, k->name, SC_ALL, "all", &k->total, &ss->ev[i], -1});
         for (unsigned p = 0; p < L2_NPRIO; p++)
             if (used(&k->prio[p]))
                 push(ss, cap,
-                     (struct scope){i + 1, k->name, "priority", l2_prio_names[p], &k->prio[p], &ss->ev[i], (int)p});
+                     (struct scope){i + 1, k->name, SC_PRIO, l2_prio_names[p], &k->prio[p], &ss->ev[i], (int)p});
         for (uint32_t t = 0; t < k->ntag; t++)
             if (used(&k->tag[t]))
-                push(ss, cap, (struct scope){i + 1, k->name, "tag", l2_sym_name(s->syms, t), &k->tag[t], NULL, -1});
+                push(ss, cap, (struct scope){i + 1, k->name, SC_TAG, l2_sym_name(s->syms, t), &k->tag[t], NULL, -1});
     }
     l2_sim_totals(s, &ss->total, ss->prio, ss->tag);
-    push(ss, cap, (struct scope){0, "totals", "all", "all", &ss->total, &ss->ev[s->nk], -1});
+    push(ss, cap, (struct scope){0, "totals", SC_ALL, "all", &ss->total, &ss->ev[s->nk], -1});
     for (unsigned p = 0; p < L2_NPRIO; p++)
         if (used(&ss->prio[p]))
             push(ss, cap,
-                 (struct scope){0, "totals", "priority", l2_prio_names[p], &ss->prio[p], &ss->ev[s->nk], (int)p});
+                 (struct scope){0, "totals", SC_PRIO, l2_prio_names[p], &ss->prio[p], &ss->ev[s->nk], (int)p});
     for (uint32_t t = 0; t < s->nbind; t++)
         if (used(&ss->tag[t]))
-            push(ss, cap, (struct scope){0, "totals", "tag", l2_sym_name(s->syms, t), &ss->tag[t], NULL, -1});
+            push(ss, cap, (struct scope){0, "totals", SC_TAG, l2_sym_name(s->syms, t), &ss->tag[t], NULL, -1});
     return 0;
 }
 
@@ -109,6 +114,25 @@ static double mean_latency(const struct l2_keval *ev, int prio, int cls)
                 n += ev->sectors[p][c];
             }
     return n ? sum / (double)n : NAN;
+}
+
+/* Sectors of priority p, every class. */
+static uint64_t prio_sectors(const struct l2_keval *ev, unsigned p)
+{
+    uint64_t n = 0;
+    for (int c = 0; c < L2_NLAT; c++)
+        n += ev->sectors[p][c];
+    return n;
+}
+
+/* The latency histogram of every priority together. */
+static void hist_all(const struct l2_keval *ev, uint64_t h[L2_NLAT][L2_HIST_BUCKETS])
+{
+    memset(h, 0, L2_NLAT * sizeof *h);
+    for (unsigned p = 0; p < L2_NPRIO; p++)
+        for (int c = 0; c < L2_NLAT; c++)
+            for (int b = 0; b < L2_HIST_BUCKETS; b++)
+                h[c][b] += ev->hist[p][c][b];
 }
 
 static double rate(uint64_t hits, uint64_t n)
@@ -161,7 +185,7 @@ static void table_row(FILE *f, const char *label, const struct scope *sc)
         fprintf(f, " %8s", "-");
     else
         fprintf(f, " %8.1f", lat);
-    if (sc->ev && strcmp(sc->kind, "all") == 0)
+    if (sc->ev && sc->kind == SC_ALL)
         fprintf(f, " %11.1f\n", sc->ev->est_ns);
     else
         fprintf(f, " %11s\n", "-");
@@ -229,23 +253,13 @@ static void table_hists(FILE *f, const struct l2_keval *ev)
 {
     uint64_t h[L2_NLAT][L2_HIST_BUCKETS];
     unsigned used_prio = 0;
-    memset(h, 0, sizeof h);
-    for (unsigned p = 0; p < L2_NPRIO; p++) {
-        uint64_t n = 0;
-        for (int c = 0; c < L2_NLAT; c++) {
-            for (int b = 0; b < L2_HIST_BUCKETS; b++)
-                h[c][b] += ev->hist[p][c][b];
-            n += ev->sectors[p][c];
-        }
-        used_prio += n != 0;
-    }
+    hist_all(ev, h);
+    for (unsigned p = 0; p < L2_NPRIO; p++)
+        used_prio += prio_sectors(ev, p) != 0;
     fputc('\n', f);
     hist_text(f, "latency, all priorities", (const uint64_t(*)[L2_HIST_BUCKETS])h);
     for (unsigned p = 0; used_prio > 1 && p < L2_NPRIO; p++) {
-        uint64_t n = 0;
-        for (int c = 0; c < L2_NLAT; c++)
-            n += ev->sectors[p][c];
-        if (!n)
+        if (!prio_sectors(ev, p))
             continue;
         char title[64];
         snprintf(title, sizeof title, "latency, prio %s", l2_prio_names[p]);
@@ -271,9 +285,20 @@ static void describe_defs(FILE *f, const struct l2_sim *s)
     }
 }
 
-void l2_report_table(FILE *f, const struct l2_sim *s, const struct l2_run_info *ri)
+/* A row's label in the tables: "all", "prio NAME" or "tag NAME". */
+static void scope_label(const struct scope *sc, char *buf, size_t n)
+{
+    if (sc->kind == SC_ALL)
+        snprintf(buf, n, "all");
+    else
+        snprintf(buf, n, "%s %s", sc->kind == SC_TAG ? "tag" : "prio", sc->name);
+}
+
+int l2_report_table(FILE *f, const struct l2_sim *s, const struct l2_run_info *ri)
 {
     struct scopes ss;
+    if (collect(s, &ss) < 0)
+        return -1;
     fprintf(f, "l2sim %s report\n", L2SIM_VERSION);
     fprintf(f, "trace: %s: %" PRIu64 " records read, %" PRIu64 " simulated (%" PRIu64 " accesses)\n", ri->trace,
             ri->records, s->records, s->accesses);
@@ -284,10 +309,6 @@ void l2_report_table(FILE *f, const struct l2_sim *s, const struct l2_run_info *
             s->l2.nparts, s->l2.sets, (unsigned long long)s->l2.cfg.ways, l2_fmt_bytes(s->l2.setaside, b1, sizeof b1),
             s->l2.quota);
     describe_defs(f, s);
-    if (collect(s, &ss) < 0) {
-        fprintf(f, "out of memory\n");
-        return;
-    }
     uint32_t cur = UINT32_MAX;
     const struct l2_keval *hist = NULL; /* histograms to print before the next kernel */
     for (size_t i = 0; i < ss.n; i++) {
@@ -304,18 +325,15 @@ void l2_report_table(FILE *f, const struct l2_sim *s, const struct l2_run_info *
             table_head(f);
         }
         char label[160];
-        if (strcmp(sc->kind, "all") == 0) {
-            snprintf(label, sizeof label, "all");
-            if (ri->histogram)
-                hist = sc->ev;
-        } else {
-            snprintf(label, sizeof label, "%s %s", strcmp(sc->kind, "tag") == 0 ? "tag" : "prio", sc->name);
-        }
+        scope_label(sc, label, sizeof label);
+        if (sc->kind == SC_ALL && ri->histogram)
+            hist = sc->ev;
         table_row(f, label, sc);
     }
     if (hist)
         table_hists(f, hist);
     scopes_free(&ss);
+    return 0;
 }
 
 /* ---- JSON ---- */
@@ -378,11 +396,7 @@ static void json_mean(FILE *f, const struct l2_keval *ev, int prio)
 static void json_time(FILE *f, const struct l2_keval *ev, uint64_t requests, const char *ind)
 {
     uint64_t all[L2_NLAT][L2_HIST_BUCKETS];
-    memset(all, 0, sizeof all);
-    for (unsigned p = 0; p < L2_NPRIO; p++)
-        for (int c = 0; c < L2_NLAT; c++)
-            for (int b = 0; b < L2_HIST_BUCKETS; b++)
-                all[c][b] += ev->hist[p][c][b];
+    hist_all(ev, all);
     fprintf(f, ", \"est_ns\": %.1f,\n%s\"time\": {\"cycles\": %.1f, \"requests\": %" PRIu64 ", \"bound_ns\": {",
             ev->est_ns, ind, ev->cycles, requests);
     for (unsigned r = 0; r < L2_NRES; r++)
@@ -394,10 +408,7 @@ static void json_time(FILE *f, const struct l2_keval *ev, uint64_t requests, con
     fprintf(f, ",\n%s    \"by_priority\": {", ind);
     int first = 1;
     for (unsigned p = 0; p < L2_NPRIO; p++) {
-        uint64_t n = 0;
-        for (int c = 0; c < L2_NLAT; c++)
-            n += ev->sectors[p][c];
-        if (!n)
+        if (!prio_sectors(ev, p))
             continue;
         fprintf(f, "%s\n%s      \"%s\": {", first ? "" : ",", ind, l2_prio_names[p]);
         json_hist(f, ev->hist[p]);
@@ -443,10 +454,10 @@ static void json_groups(FILE *f, const struct l2_counters prio[L2_NPRIO], const 
     fputc('}', f);
 }
 
-static void json_body(FILE *f, const struct l2_sim *s, const struct l2_run_info *ri, const char *ind)
+static void json_body(FILE *f, const struct l2_sim *s, const struct scopes *ss, const struct l2_run_info *ri,
+                      const char *ind)
 {
     char buf[512];
-    struct l2_keval *ev = evaluate(s);
     fprintf(f, "%s\"l2sim\": \"%s\",\n%s\"trace\": ", ind, L2SIM_VERSION, ind);
     json_str(f, ri->trace);
     fprintf(f, ",\n%s\"records_read\": %" PRIu64 ",\n%s\"records_simulated\": %" PRIu64 ",\n%s\"accesses\": %" PRIu64
@@ -488,37 +499,28 @@ static void json_body(FILE *f, const struct l2_sim *s, const struct l2_run_info 
         json_str(f, k->name);
         fprintf(f, ", \"index\": %u, \"stream\": %u, ", i + 1, k->stream);
         json_counters(f, &k->total);
-        if (ev)
-            json_time(f, &ev[i], k->time.requests, ind2);
+        json_time(f, &ss->ev[i], k->time.requests, ind2);
         json_groups(f, k->prio, k->tag, k->ntag, s->syms, ind2);
         fputc('}', f);
     }
-    struct l2_counters total, prio[L2_NPRIO];
-    struct l2_counters *tag = calloc(s->nbind ? s->nbind : 1, sizeof *tag);
     fprintf(f, "%s],\n%s\"totals\": {", s->nk ? "\n" : "", ind);
-    if (tag) {
-        uint64_t requests = 0;
-        for (uint32_t i = 0; i < s->nk; i++)
-            requests += s->k[i].time.requests;
-        l2_sim_totals(s, &total, prio, tag);
-        json_counters(f, &total);
-        if (ev)
-            json_time(f, &ev[s->nk], requests, ind);
-        fputc('}', f);
-        json_groups(f, prio, tag, s->nbind, s->syms, ind);
-        free(tag);
-    } else {
-        fputc('}', f);
-    }
-    free(ev);
+    json_counters(f, &ss->total);
+    json_time(f, &ss->ev[s->nk], ss->requests, ind);
+    fputc('}', f);
+    json_groups(f, ss->prio, ss->tag, s->nbind, s->syms, ind);
     fputc('\n', f);
 }
 
-void l2_report_json(FILE *f, const struct l2_sim *s, const struct l2_run_info *ri)
+int l2_report_json(FILE *f, const struct l2_sim *s, const struct l2_run_info *ri)
 {
+    struct scopes ss;
+    if (collect(s, &ss) < 0)
+        return -1;
     fputs("{\n", f);
-    json_body(f, s, ri, "  ");
+    json_body(f, s, &ss, ri, "  ");
     fputs("}\n", f);
+    scopes_free(&ss);
+    return 0;
 }
 
 /* ---- CSV ---- */
@@ -539,8 +541,11 @@ static void csv_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
-void l2_report_csv(FILE *f, const struct l2_sim *s, int with_header, const char *variant)
+int l2_report_csv(FILE *f, const struct l2_sim *s, int with_header, const char *variant)
 {
+    struct l2_keval *ev = evaluate(s);
+    if (!ev)
+        return -1;
     if (with_header) {
         fputs(variant ? "variant,index,kernel,stream" : "index,kernel,stream", f);
         for (size_t i = 0; i < L2_NCOUNTERS; i++)
@@ -568,23 +573,46 @@ void l2_report_csv(FILE *f, const struct l2_sim *s, int with_header, const char 
             else
                 fprintf(f, ",%.6f", r);
         }
-        struct l2_keval ev;
-        l2_ktime_eval(&s->l2.cfg, &k->time, &ev);
-        fprintf(f, ",%.1f\n", ev.est_ns);
+        fprintf(f, ",%.1f\n", ev[i].est_ns);
     }
+    free(ev);
+    return 0;
 }
 
 /* ---- compare ---- */
 
-void l2_compare_table(FILE *f, struct l2_sim *const *v, const char *const *names, unsigned n,
-                      const struct l2_run_info *ri)
+/* Every variant's rows (n entries), or NULL when out of memory. */
+static struct scopes *collect_all(struct l2_sim *const *v, unsigned n)
 {
     struct scopes *ss = calloc(n, sizeof *ss);
-    if (!ss)
-        return;
+    for (unsigned i = 0; ss && i < n; i++)
+        if (collect(v[i], &ss[i]) < 0) {
+            while (i--)
+                scopes_free(&ss[i]);
+            free(ss);
+            ss = NULL;
+        }
+    return ss;
+}
+
+static void free_all(struct scopes *ss, unsigned n)
+{
     for (unsigned i = 0; i < n; i++)
-        if (collect(v[i], &ss[i]) < 0)
-            goto out;
+        scopes_free(&ss[i]);
+    free(ss);
+}
+
+int l2_compare_table(FILE *f, struct l2_sim *const *v, const char *const *names, unsigned n,
+                     const struct l2_run_info *ri)
+{
+    struct scopes *ss = collect_all(v, n);
+    double *vals = malloc(n * sizeof *vals); /* a row's hit rate in every variant */
+    if (!ss || !vals) {
+        if (ss)
+            free_all(ss, n);
+        free(vals);
+        return -1;
+    }
     fprintf(f, "l2sim %s compare\ntrace: %s: %" PRIu64 " records read, %" PRIu64 " simulated\n", L2SIM_VERSION,
             ri->trace, ri->records, v[0]->records);
     for (unsigned i = 0; i < n; i++) {
@@ -604,19 +632,19 @@ void l2_compare_table(FILE *f, struct l2_sim *const *v, const char *const *names
     /* Rows of variant 1; the same row is looked up in the others. */
     for (size_t r = 0; r < ss[0].n; r++) {
         const struct scope *a = &ss[0].v[r];
-        char label[200];
-        if (strcmp(a->kind, "all") == 0)
+        char label[200], sl[160];
+        scope_label(a, sl, sizeof sl);
+        if (a->kind == SC_ALL)
             snprintf(label, sizeof label, "%u:%s", a->kernel, a->kname);
         else
-            snprintf(label, sizeof label, "  %s %s", strcmp(a->kind, "tag") == 0 ? "tag" : "prio", a->name);
+            snprintf(label, sizeof label, "  %s", sl);
         fprintf(f, "%-36.36s", label);
         double base = scope_rate(a->c, 0);
-        double vals[64];
-        for (unsigned i = 0; i < n && i < 64; i++) {
+        for (unsigned i = 0; i < n; i++) {
             vals[i] = NAN;
             for (size_t q = 0; q < ss[i].n; q++) {
                 const struct scope *b = &ss[i].v[q];
-                if (b->kernel == a->kernel && strcmp(b->kind, a->kind) == 0 && strcmp(b->name, a->name) == 0) {
+                if (b->kernel == a->kernel && b->kind == a->kind && strcmp(b->name, a->name) == 0) {
                     vals[i] = scope_rate(b->c, 0);
                     break;
                 }
@@ -626,7 +654,7 @@ void l2_compare_table(FILE *f, struct l2_sim *const *v, const char *const *names
             else
                 fprintf(f, " %12.2f", 100 * vals[i]);
         }
-        for (unsigned i = 1; i < n && i < 64; i++) {
+        for (unsigned i = 1; i < n; i++) {
             if (isnan(vals[i]) || isnan(base))
                 fprintf(f, "  %-11s", "-");
             else
@@ -634,24 +662,28 @@ void l2_compare_table(FILE *f, struct l2_sim *const *v, const char *const *names
         }
         fputc('\n', f);
     }
-out:
-    for (unsigned i = 0; i < n; i++)
-        scopes_free(&ss[i]);
-    free(ss);
+    free(vals);
+    free_all(ss, n);
+    return 0;
 }
 
-void l2_compare_json(FILE *f, struct l2_sim *const *v, const char *const *names, unsigned n,
-                     const struct l2_run_info *ri)
+int l2_compare_json(FILE *f, struct l2_sim *const *v, const char *const *names, unsigned n,
+                    const struct l2_run_info *ri)
 {
+    struct scopes *ss = collect_all(v, n);
+    if (!ss)
+        return -1;
     fputs("{\n  \"variants\": [", f);
     for (unsigned i = 0; i < n; i++) {
         fprintf(f, "%s\n    {\n      \"variant\": ", i ? "," : "");
         json_str(f, names[i]);
         fputs(",\n", f);
-        json_body(f, v[i], ri, "      ");
+        json_body(f, v[i], &ss[i], ri, "      ");
         fputs("    }", f);
     }
     fputs("\n  ]\n}\n", f);
+    free_all(ss, n);
+    return 0;
 }
 
 /* ---- expectations ---- */
@@ -659,16 +691,16 @@ void l2_compare_json(FILE *f, struct l2_sim *const *v, const char *const *names,
 static void scope_key(const struct scope *sc, char *buf, size_t n)
 {
     if (sc->kernel)
-        snprintf(buf, n, "kernel:%u:%s %s:%s", sc->kernel, sc->kname, sc->kind, sc->name);
+        snprintf(buf, n, "kernel:%u:%s %s:%s", sc->kernel, sc->kname, kind_names[sc->kind], sc->name);
     else
-        snprintf(buf, n, "totals %s:%s", sc->kind, sc->name);
+        snprintf(buf, n, "totals %s:%s", kind_names[sc->kind], sc->name);
 }
 
-void l2_expect_write(FILE *f, const struct l2_sim *s)
+int l2_expect_write(FILE *f, const struct l2_sim *s)
 {
     struct scopes ss;
     if (collect(s, &ss) < 0)
-        return;
+        return -1;
     fputs("# l2sim expectation: SCOPE GROUP METRIC PERCENT (l2sim run --expect FILE compares with it)\n", f);
     for (size_t i = 0; i < ss.n; i++) {
         char key[300];
@@ -680,6 +712,7 @@ void l2_expect_write(FILE *f, const struct l2_sim *s)
         }
     }
     scopes_free(&ss);
+    return 0;
 }
 
 int l2_expect_check(const char *path, const struct l2_sim *s, double tol, FILE *diff, l2_err *e)
