@@ -105,7 +105,7 @@ static void trim(const char **s, size_t *n)
         (*s)++;
         (*n)--;
     }
-    while (*n && ((*s)[*n - 1] == ' ' || (*s)[*n - 1] == '\t' || (*s)[*n - 1] == '\r'))
+    while (*n && strchr(" \t\r\n", (*s)[*n - 1]))
         (*n)--;
 }
 
@@ -153,9 +153,6 @@ int l2_config_load(struct l2_config *c, const char *path, l2_err *e)
         if (hash)
             n = (size_t)(hash - line);
         const char *s = line;
-        trim(&s, &n);
-        while (n && s[n - 1] == '\n')
-            n--;
         trim(&s, &n);
         if (n == 0)
             continue;

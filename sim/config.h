@@ -99,7 +99,7 @@ extern const char *const l2_smmap_names[L2_NSMMAP];
 
 /* Fills c with the table's defaults. */
 void l2_config_defaults(struct l2_config *c);
-/* Loads a config file over c.  path "-" is not allowed. */
+/* Loads a config file over c. */
 int l2_config_load(struct l2_config *c, const char *path, l2_err *e);
 /* Applies one "key=value" override. */
 int l2_config_set(struct l2_config *c, const char *kv, l2_err *e);
@@ -109,7 +109,7 @@ int l2_config_check(const struct l2_config *c, l2_err *e);
 void l2_config_print(const struct l2_config *c, FILE *f, const char *prefix);
 /* Writes the key table (name, default, help) for --help. */
 void l2_config_help(FILE *f);
-/* Value of one key as text (for reports and compare tables); NULL if no such key. */
+/* Value of one key as text (for the JSON report); NULL if no such key. */
 const char *l2_config_get(const struct l2_config *c, const char *key, char *buf, size_t n);
 
 #endif

@@ -101,8 +101,9 @@ static void help_compare(FILE *f)
             "Reads TRACE once and simulates every variant over it; prints the hit rate of each variant per\n"
             "kernel, priority and tag, and the difference to the first variant.\n\n"
             "SPEC is a comma-separated list of: name=LABEL, config=FILE, set=KEY=VALUE (repeatable),\n"
-            "policy=FILE, semantics=hardware|documented.  Options given outside --variant apply to\n"
-            "every variant first.  Example:\n"
+            "policy=FILE, semantics=hardware|documented.  A variant starts from the options given\n"
+            "outside --variant: its config=, policy= and semantics= replace theirs, its set= apply after\n"
+            "theirs.  Example:\n"
             "  l2sim compare --config configs/h100.cfg --variant name=default \\\n"
             "      --variant name=max-setaside,set=setaside=32768000 traces/update.trace\n\noptions:\n");
     help_common(f);
@@ -313,7 +314,9 @@ static int build_config(const struct variant_opts *v, struct l2_config *c, l2_er
     for (int i = 0; i < v->nsets; i++)
         if (l2_config_set(c, v->sets[i], e) < 0)
             return -1;
-    return l2_config_check(c, e) < 0 ? l2_prefix(e, "%s", v->config ? v->config : "configuration") : 0;
+    if (l2_config_check(c, e) < 0) /* the file, unless --set changed it */
+        return l2_prefix(e, "%s", v->config && !v->nsets ? v->config : "configuration");
+    return 0;
 }
 
 static int load_policy_file(struct l2_sim *s, const char *path, struct l2_symtab *syms, l2_err *e)
