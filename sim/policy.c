@@ -22,6 +22,10 @@ static const enum l2_prio code_prio[4] = {PRIO_EVICT_UNCHANGED, PRIO_EVICT_FIRST
 
 int l2_policy_check(const struct l2_policy_spec *s, l2_err *e)
 {
+    /* fields a binary file can hold out of range */
+    if ((unsigned)s->kind > POL_DESCRIPTOR || (unsigned)s->api > API_PTX ||
+        (unsigned)s->primary >= L2_NPRIO || (unsigned)s->secondary >= L2_NPRIO)
+        return l2_fail(e, "kind, api or priority out of range (corrupt file?)");
     if (s->kind == POL_DESCRIPTOR) {
         struct l2_policy p;
         return l2_policy_decode(s->desc, &p, e);
@@ -45,6 +49,8 @@ int l2_policy_check(const struct l2_policy_spec *s, l2_err *e)
 
 int l2_window_check(const struct l2_window_spec *w, l2_err *e)
 {
+    if ((unsigned)w->hit_prop >= L2_NPRIO || (unsigned)w->miss_prop >= L2_NPRIO)
+        return l2_fail(e, "priority out of range (corrupt file?)");
     if (!(w->hit_ratio >= 0.0 && w->hit_ratio <= 1.0))
         return l2_fail(e, "window hitRatio %g is outside [0, 1]", w->hit_ratio);
     if (w->miss_prop != PRIO_EVICT_NORMAL && w->miss_prop != PRIO_EVICT_FIRST)

@@ -89,6 +89,28 @@ START_TEST(encode_libcu)
 }
 END_TEST
 
+/* Specs read from a binary file can hold any byte: the checks reject
+ * enum values out of range before anything indexes a name table. */
+START_TEST(check_rejects_out_of_range)
+{
+    l2_err e;
+    struct l2_policy_spec sp = static_spec(PRIO_EVICT_LAST);
+    ck_assert_int_eq(l2_policy_check(&sp, &e), 0);
+    sp.secondary = (enum l2_prio)L2_NPRIO;
+    ck_assert_int_eq(l2_policy_check(&sp, &e), -1);
+    ck_assert_ptr_nonnull(strstr(e.msg, "out of range"));
+    sp = static_spec(PRIO_EVICT_LAST);
+    sp.kind = (enum l2_pol_kind)(POL_DESCRIPTOR + 1);
+    ck_assert_int_eq(l2_policy_check(&sp, &e), -1);
+    struct l2_window_spec w = {.base = 0, .bytes = 4096, .hit_ratio = 0.5, .hit_prop = PRIO_EVICT_LAST,
+                               .miss_prop = PRIO_EVICT_FIRST};
+    ck_assert_int_eq(l2_window_check(&w, &e), 0);
+    w.miss_prop = (enum l2_prio)200;
+    ck_assert_int_eq(l2_window_check(&w, &e), -1);
+    ck_assert_ptr_nonnull(strstr(e.msg, "out of range"));
+}
+END_TEST
+
 START_TEST(encode_static)
 {
     ENC_EQ(static_spec(PRIO_EVICT_LAST), 0x14f0000000000000ULL);
@@ -456,6 +478,7 @@ Suite *policy_suite(void)
     tcase_add_test(tc, encode_createpolicy_fractions);
     tcase_add_test(tc, encode_libcu);
     tcase_add_test(tc, encode_static);
+    tcase_add_test(tc, check_rejects_out_of_range);
     tcase_add_test(tc, encode_range);
     tcase_add_test(tc, encode_descriptor_passthrough);
     tcase_add_test(tc, decode_table);
