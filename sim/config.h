@@ -105,6 +105,17 @@ int l2_config_load(struct l2_config *c, const char *path, l2_err *e);
 int l2_config_set(struct l2_config *c, const char *kv, l2_err *e);
 /* Checks the relations between keys (geometry, set-aside bounds). */
 int l2_config_check(const struct l2_config *c, l2_err *e);
+
+/* Quantities derived from a checked configuration. */
+static inline uint32_t l2_config_sets(const struct l2_config *c) /* per partition */
+{
+    return (uint32_t)(c->l2_size / (c->line_size * c->ways * c->partitions));
+}
+
+static inline uint64_t l2_config_granule(const struct l2_config *c) /* DRAM transfer unit, bytes */
+{
+    return c->dram_atom > c->sector_size ? c->dram_atom : c->sector_size;
+}
 /* Writes "key = value" lines, each prefixed by `prefix`. */
 void l2_config_print(const struct l2_config *c, FILE *f, const char *prefix);
 /* Writes the key table (name, default, help) for --help. */

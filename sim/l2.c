@@ -31,7 +31,7 @@ int l2_init(struct l2 *l, const struct l2_config *cfg, l2_err *e)
     l->line_shift = l2_log2_ceil(cfg->line_size);
     l->sector_shift = l2_log2_ceil(cfg->sector_size);
     l->sectors = (unsigned)(cfg->line_size / cfg->sector_size);
-    l->sets = (uint32_t)(cfg->l2_size / (cfg->line_size * cfg->ways * cfg->partitions));
+    l->sets = l2_config_sets(cfg);
     l->seed = l2_mix64(cfg->hash_seed + 0x51ed270b27a3c5d1ULL);
     l->chunk_shift = l2_log2_ceil(cfg->hash_chunk) > l->line_shift ? l2_log2_ceil(cfg->hash_chunk) - l->line_shift : 0;
     l->part = calloc(l->nparts, sizeof *l->part);
@@ -53,7 +53,7 @@ int l2_init(struct l2 *l, const struct l2_config *cfg, l2_err *e)
         l->sm_part[s] = (uint16_t)p;
     }
     /* DRAM bytes by missing-sector mask: the dram_atom granules touched. */
-    uint64_t granule = cfg->dram_atom > cfg->sector_size ? cfg->dram_atom : cfg->sector_size;
+    uint64_t granule = l2_config_granule(cfg);
     unsigned per = (unsigned)(granule / cfg->sector_size);
     for (unsigned m = 0; m < 256; m++) {
         unsigned bytes = 0;

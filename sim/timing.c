@@ -85,9 +85,9 @@ int l2_timing_init(struct l2_timing *t, const struct l2_config *cfg, l2_err *e)
     t->spp_m = UINT64_MAX / t->spp + 1;
     t->nch_m = UINT64_MAX / t->nch + 1;
     t->nsm = g.nsm;
-    t->sets = (uint32_t)(cfg->l2_size / (cfg->line_size * cfg->ways * cfg->partitions));
+    t->sets = l2_config_sets(cfg);
     t->sector_shift = l2_log2_ceil(cfg->sector_size);
-    t->atom = (uint32_t)(cfg->dram_atom > cfg->sector_size ? cfg->dram_atom : cfg->sector_size);
+    t->atom = (uint32_t)l2_config_granule(cfg);
     base_latencies(cfg, t->lat);
     t->win = (uint32_t)cfg->sm_inflight;
     memcpy(t->off, g.off, sizeof t->off);
