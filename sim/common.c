@@ -138,7 +138,7 @@ int l2_parse_bytes(const char *s, size_t n, uint64_t *out, l2_err *e)
     const char *sfx = s + used;
     size_t sn = n - used;
     for (size_t k = 0; k < L2_ARRAY_LEN(units); k++) {
-        if (strlen(units[k].sfx) == sn && memcmp(units[k].sfx, sfx, sn) == 0) {
+        if (l2_word_is(sfx, sn, units[k].sfx)) {
             if (units[k].shift && v > (UINT64_MAX >> units[k].shift))
                 return l2_fail(e, "byte count '%.*s' is too large", (int)n, s);
             *out = v << units[k].shift;
@@ -187,15 +187,12 @@ const char *l2_fmt_bytes(uint64_t v, char *buf, size_t n)
 
 int l2_prio_parse(const char *s, size_t n, enum l2_prio *out, l2_err *e)
 {
+#define ALIAS(prio, name) {name, prio},
     static const struct {
         const char *name;
         enum l2_prio prio;
-    } alias[] = {
-        {"streaming", PRIO_EVICT_FIRST},
-        {"persisting", PRIO_EVICT_LAST},
-        {"normal", PRIO_EVICT_NORMAL},
-        {"global", PRIO_EVICT_UNCHANGED},
-    };
+    } alias[] = {L2_PRIO_ALIASES(ALIAS)};
+#undef ALIAS
     for (int p = 0; p < L2_NPRIO; p++) {
         if (l2_word_is(s, n, l2_prio_names[p])) {
             *out = (enum l2_prio)p;
@@ -208,7 +205,7 @@ int l2_prio_parse(const char *s, size_t n, enum l2_prio *out, l2_err *e)
             return 0;
         }
     }
-    if (n == 6 && memcmp(s, "shared", 6) == 0)
+    if (l2_word_is(s, n, "shared"))
         return l2_fail(e, "'shared' is a memory-space property, not an L2 eviction priority "
                           "(attaching it to a global access is undefined behaviour)");
     return l2_fail(e, "unknown priority '%.*s' (expected evict_first, evict_last, evict_normal, "

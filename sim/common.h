@@ -56,6 +56,13 @@ const char *l2_fmt_bytes(uint64_t v, char *buf, size_t n);
 enum l2_prio { L2_PRIO_LIST(L2_X_ENUM) L2_NPRIO };
 extern const char *const l2_prio_names[L2_NPRIO];
 
+/* The cuda::access_property names of the priorities, in this order. */
+#define L2_PRIO_ALIASES(X)                \
+    X(PRIO_EVICT_FIRST, "streaming")      \
+    X(PRIO_EVICT_LAST, "persisting")      \
+    X(PRIO_EVICT_NORMAL, "normal")        \
+    X(PRIO_EVICT_UNCHANGED, "global")
+
 /* Trace operations. */
 #define L2_OP_LIST(X)              \
     X(OP_READ, 'R', "load")        \

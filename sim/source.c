@@ -278,9 +278,7 @@ int l2_sink_open(struct l2_sink **out, const char *path, enum l2_comp comp, l2_e
         s->f = fopen(path, "wb");
         if (!s->f) {
             int err = errno;
-            free(s->path); /* nothing to remove */
-            s->path = NULL;
-            l2_sink_abort(s);
+            l2_sink_abort(s); /* not own: removes nothing */
             return l2_fail(e, "%s: cannot create: %s", path, strerror(err));
         }
         s->own = 1;
@@ -297,7 +295,7 @@ static int put(struct l2_sink *s, const void *buf, size_t n, l2_err *e)
     return 0;
 }
 
-/* Feeds n bytes (flush: finish the stream) through the compressor. */
+/* Feeds n bytes (finish: end the stream) through the compressor. */
 static int put_compressed(struct l2_sink *s, const void *buf, size_t n, int finish, l2_err *e)
 {
     if (s->comp == L2_COMP_GZIP) {
@@ -367,7 +365,6 @@ int l2_sink_close(struct l2_sink *s, l2_err *e)
         if (r == 0)
             r = l2_fail(e, "%s: write error: %s", s->name, strerror(errno));
     }
-    s->own = 0;
     if (r < 0 && s->path)
         remove(s->path);
     sink_free(s);

@@ -11,24 +11,26 @@ struct l2_sym {
     UT_hash_handle hh;
     uint32_t id;
     unsigned flags;
-    size_t len;
     char name[]; /* NUL-terminated */
 };
 
-static const char *const builtin_names[L2_NBUILTIN] = {
-    "evict_first", "evict_normal", "evict_last", "evict_unchanged", "no_allocate",
-    "streaming",   "persisting",   "normal",     "global",
-};
-static const enum l2_prio builtin_prio[L2_NBUILTIN] = {
-    PRIO_EVICT_FIRST, PRIO_EVICT_NORMAL, PRIO_EVICT_LAST,   PRIO_EVICT_UNCHANGED, PRIO_NO_ALLOCATE,
-    PRIO_EVICT_FIRST, PRIO_EVICT_LAST,   PRIO_EVICT_NORMAL, PRIO_EVICT_UNCHANGED,
-};
+/* The built-in tags: the priorities' PTX names, then their
+ * cuda::access_property names. */
+#define ALIAS_NAME(prio, name) name,
+#define ALIAS_PRIO(prio, name) prio,
+static const char *const alias_names[] = {L2_PRIO_ALIASES(ALIAS_NAME)};
+static const enum l2_prio alias_prio[] = {L2_PRIO_ALIASES(ALIAS_PRIO)};
+_Static_assert(L2_NPRIO + L2_ARRAY_LEN(alias_names) == L2_NBUILTIN, "built-in tags");
 
 int l2_symtab_init(struct l2_symtab *t, l2_err *e)
 {
     memset(t, 0, sizeof *t);
+    t->byid = malloc(L2_MAX_SYMS * sizeof *t->byid); /* never moves: threads may read names while the reader interns */
+    if (!t->byid)
+        return l2_fail(e, "out of memory");
     for (unsigned i = 0; i < L2_NBUILTIN; i++) {
-        if (l2_sym_intern(t, builtin_names[i], strlen(builtin_names[i])) < 0) {
+        const char *name = i < L2_NPRIO ? l2_prio_names[i] : alias_names[i - L2_NPRIO];
+        if (l2_sym_intern(t, name, strlen(name)) < 0) {
             l2_symtab_free(t);
             return l2_fail(e, "out of memory");
         }
@@ -60,23 +62,14 @@ int64_t l2_sym_intern(struct l2_symtab *t, const char *name, size_t n)
     int64_t id = l2_sym_find(t, name, n);
     if (id >= 0)
         return id;
-    /* byid never moves once allocated, so threads may read names while
-     * the reader interns new ones */
-    if (t->n == t->cap) {
-        if (t->byid)
-            return -1;
-        t->byid = malloc(L2_MAX_SYMS * sizeof *t->byid);
-        if (!t->byid)
-            return -1;
-        t->cap = L2_MAX_SYMS;
-    }
+    if (t->n == L2_MAX_SYMS)
+        return -1;
     struct l2_sym *s = malloc(sizeof *s + n + 1);
     if (!s)
         return -1;
     memset(s, 0, sizeof *s);
     memcpy(s->name, name, n);
     s->name[n] = 0;
-    s->len = n;
     s->id = t->n;
     t->byid[t->n++] = s;
     HASH_ADD_KEYPTR(hh, t->hash, s->name, n, s);
@@ -101,5 +94,5 @@ void l2_sym_set_flags(struct l2_symtab *t, uint32_t id, unsigned flags)
 
 enum l2_prio l2_builtin_prio(uint32_t id)
 {
-    return id < L2_NBUILTIN ? builtin_prio[id] : PRIO_EVICT_UNCHANGED;
+    return id < L2_NPRIO ? (enum l2_prio)id : id < L2_NBUILTIN ? alias_prio[id - L2_NPRIO] : PRIO_EVICT_UNCHANGED;
 }

@@ -23,8 +23,8 @@ struct l2_sym;
 
 struct l2_symtab {
     struct l2_sym *hash;  /* uthash head */
-    struct l2_sym **byid; /* id -> symbol */
-    uint32_t n, cap;
+    struct l2_sym **byid; /* id -> symbol, L2_MAX_SYMS entries */
+    uint32_t n;
 };
 
 int l2_symtab_init(struct l2_symtab *t, l2_err *e);

@@ -60,6 +60,19 @@ static const char *bad_name(const char *s, size_t n, size_t max)
     return NULL;
 }
 
+/* Why a name cannot name a policy (in either format), or NULL. */
+static const char *policy_name_why(const char *s, size_t n)
+{
+    const char *why = bad_name(s, n, L2_BIN_MAX_NAME);
+    return why ? why : l2_policy_name_reserved(s, n);
+}
+
+/* Whether a kernel name can be carried by either format. */
+static int kernel_name_ok(const char *s, size_t n)
+{
+    return !bad_name(s, n, L2_MAX_KNAME - 1) && !l2_kernel_name_reserved(s, n);
+}
+
 /* ---- reader ---- */
 
 static int hread(struct l2_trace *t, uint32_t *crc, void *buf, size_t n, l2_err *e)
@@ -81,7 +94,8 @@ static int read_names(struct l2_trace *t, uint32_t *crc, uint32_t n, l2_err *e)
     if (!name)
         return l2_fail(e, "out of memory");
     int r = -1;
-    if (l2_grow(&b->tagmap, &capm, L2_NBUILTIN, sizeof *b->tagmap, e) < 0)
+    if (l2_grow(&b->symid, &cap, n, sizeof *b->symid, e) < 0 || l2_grow(&b->is_policy, &capp, n, 1, e) < 0 ||
+        l2_grow(&b->tagmap, &capm, (uint64_t)L2_NBUILTIN + n, sizeof *b->tagmap, e) < 0)
         goto out;
     for (uint32_t i = 0; i < L2_NBUILTIN; i++)
         b->tagmap[i] = i;
@@ -96,9 +110,7 @@ static int read_names(struct l2_trace *t, uint32_t *crc, uint32_t n, l2_err *e)
         }
         if (hread(t, crc, name, len, e) < 0)
             goto out;
-        const char *why = bad_name(name, len, L2_BIN_MAX_NAME);
-        if (!why)
-            why = l2_policy_name_reserved(name, len);
+        const char *why = policy_name_why(name, len);
         if (why) {
             l2_fail(e, "%s: header: name %u cannot name a policy (%s)", t->name, i, why);
             goto out;
@@ -112,10 +124,6 @@ static int read_names(struct l2_trace *t, uint32_t *crc, uint32_t n, l2_err *e)
             l2_fail(e, "%s: header: name '%.*s' is a built-in tag", t->name, (int)len, name);
             goto out;
         }
-        if (l2_grow(&b->symid, &cap, i + 1, sizeof *b->symid, e) < 0 ||
-            l2_grow(&b->is_policy, &capp, i + 1, 1, e) < 0 ||
-            l2_grow(&b->tagmap, &capm, (uint64_t)L2_NBUILTIN + i + 1, sizeof *b->tagmap, e) < 0)
-            goto out;
         b->symid[i] = (uint32_t)id;
         b->is_policy[i] = h[0];
         /* usable at once if a policy file already defined it, as in text */
@@ -136,8 +144,6 @@ static int read_policies(struct l2_trace *t, uint32_t *crc, uint32_t n, l2_err *
         unsigned char h[L2_BIN_POLICY_BYTES];
         if (hread(t, crc, h, sizeof h, e) < 0 || l2_grow(&b->pol, &cap, i + 1, sizeof *b->pol, e) < 0)
             return -1;
-        if (h[0] < POL_INTERLEAVED || h[0] > POL_DESCRIPTOR || h[1] > API_PTX || h[2] >= L2_NPRIO || h[3] >= L2_NPRIO)
-            return l2_fail(e, "%s: header: bad policy %u (corrupt file?)", t->name, i);
         struct l2_policy_spec *p = &b->pol[i];
         memset(p, 0, sizeof *p);
         p->kind = (enum l2_pol_kind)h[0];
@@ -149,6 +155,8 @@ static int read_policies(struct l2_trace *t, uint32_t *crc, uint32_t n, l2_err *
         p->leading = l2_ld64(h + 20);
         p->total = l2_ld64(h + 28);
         p->desc = l2_ld64(h + 36);
+        if (p->kind == POL_STATIC) /* not a kind the format carries */
+            return l2_fail(e, "%s: header: policy %u has no kind (corrupt file?)", t->name, i);
         if (l2_policy_check(p, e) < 0)
             return l2_prefix(e, "%s: header: policy %u", t->name, i);
         b->npol = i + 1;
@@ -164,8 +172,6 @@ static int read_windows(struct l2_trace *t, uint32_t *crc, uint32_t n, l2_err *e
         unsigned char h[L2_BIN_WINDOW_BYTES];
         if (hread(t, crc, h, sizeof h, e) < 0 || l2_grow(&b->win, &cap, i + 1, sizeof *b->win, e) < 0)
             return -1;
-        if (h[24] >= L2_NPRIO || h[25] >= L2_NPRIO)
-            return l2_fail(e, "%s: header: bad window %u (corrupt file?)", t->name, i);
         struct l2_window_spec *w = &b->win[i];
         memset(w, 0, sizeof *w);
         w->base = l2_ld64(h);
@@ -194,7 +200,7 @@ static int read_kernels(struct l2_trace *t, uint32_t *crc, uint32_t n, l2_err *e
         if (hread(t, crc, k, len, e) < 0)
             return -1;
         k[len] = 0;
-        if (bad_name(k, len, L2_MAX_KNAME - 1) || l2_kernel_name_reserved(k, len))
+        if (!kernel_name_ok(k, len))
             return l2_fail(e, "%s: header: kernel name %u is not a word (corrupt file?)", t->name, i);
         b->nkern = i + 1;
     }
@@ -509,9 +515,7 @@ static int name_index(struct l2_bin_writer *w, uint32_t id, int add, uint32_t *t
     const char *name = l2_sym_name(w->syms, id);
     if (!add)
         return l2_fail(e, "tag '%s' is used before its policy is defined", name);
-    const char *why = bad_name(name, strlen(name), L2_BIN_MAX_NAME);
-    if (!why)
-        why = l2_policy_name_reserved(name, strlen(name));
+    const char *why = policy_name_why(name, strlen(name));
     if (why)
         return l2_fail(e, "policy name '%.40s': %s", name, why);
     if (w->nnames == L2_BIN_MAX_TAGS - L2_NBUILTIN)
@@ -535,7 +539,7 @@ static int kernel_index(struct l2_bin_writer *w, const char *name, uint32_t *idx
         *idx = k->idx;
         return 0;
     }
-    if (bad_name(name, n, L2_MAX_KNAME - 1) || l2_kernel_name_reserved(name, n))
+    if (!kernel_name_ok(name, n))
         return l2_fail(e, "kernel name '%.40s' cannot be written (not one word of at most %u bytes)", name,
                        L2_MAX_KNAME - 1);
     if (w->nkern == UINT32_MAX || l2_grow(&w->kbyidx, &w->capkern, (uint64_t)w->nkern + 1, sizeof *w->kbyidx, e) < 0)
@@ -596,9 +600,6 @@ static int encode(struct l2_bin_writer *w, const struct l2_event *ev, uint64_t *
         const struct l2_policy_spec *p = &ev->pol;
         if (ev->name < L2_NBUILTIN)
             return l2_fail(e, "policy name '%s' is a built-in tag", l2_sym_name(w->syms, ev->name));
-        if (p->kind < POL_INTERLEAVED || p->kind > POL_DESCRIPTOR || p->api > API_PTX || p->primary >= L2_NPRIO ||
-            p->secondary >= L2_NPRIO)
-            return l2_fail(e, "bad policy");
         if (l2_policy_check(p, e) < 0 || name_index(w, ev->name, 1, &ti, e) < 0)
             return -1;
         if (l2_grow(&w->pol, &w->cappol, (uint64_t)w->npol + 1, sizeof *w->pol, e) < 0)
@@ -609,8 +610,6 @@ static int encode(struct l2_bin_writer *w, const struct l2_event *ev, uint64_t *
         break;
     }
     case EV_WINDOW:
-        if (ev->win.hit_prop >= L2_NPRIO || ev->win.miss_prop >= L2_NPRIO)
-            return l2_fail(e, "bad window");
         if (check_stream_out(ev->stream, e) < 0 || l2_window_check(&ev->win, e) < 0)
             return -1;
         if (l2_grow(&w->win, &w->capwin, (uint64_t)w->nwin + 1, sizeof *w->win, e) < 0)

@@ -64,7 +64,7 @@ struct l2_text_state {
     size_t len, pos;
     int eof;
     uint64_t lineno;
-    char last_tag[64];
+    char last_tag[64]; /* the last tag word resolved (never empty: last_len 0 matches none) and its id */
     size_t last_len;
     uint32_t last_id;
 };

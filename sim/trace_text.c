@@ -27,7 +27,6 @@ int l2_text_start(struct l2_trace *t, const unsigned char *head, size_t n, int e
     memcpy(x->buf, head, n);
     x->len = n;
     x->eof = eof;
-    x->last_id = UINT32_MAX;
     t->fmt = L2_FMT_TEXT;
     return 0;
 }
@@ -46,7 +45,7 @@ static int next_line(struct l2_trace *tr, const char **s, size_t *n, l2_err *e)
         char *p = t->buf + t->pos;
         size_t avail = t->len - t->pos;
         char *nl = avail ? memchr(p, '\n', avail) : NULL;
-        if (nl && (size_t)(nl - p) >= MAX_LINE)
+        if ((nl ? (size_t)(nl - p) : avail) >= MAX_LINE) /* a whole line, or what is left of one */
             return l2_fail(e, "%s:%" PRIu64 ": line longer than %u bytes", tr->name, t->lineno + 1, MAX_LINE);
         if (nl) {
             *s = p;
@@ -58,16 +57,12 @@ static int next_line(struct l2_trace *tr, const char **s, size_t *n, l2_err *e)
         if (t->eof) {
             if (!avail)
                 return 0;
-            if (avail >= MAX_LINE)
-                return l2_fail(e, "%s:%" PRIu64 ": line longer than %u bytes", tr->name, t->lineno + 1, MAX_LINE);
             *s = p;
             *n = avail;
             t->pos = t->len;
             t->lineno++;
             return 1;
         }
-        if (avail >= MAX_LINE)
-            return l2_fail(e, "%s:%" PRIu64 ": line longer than %u bytes", tr->name, t->lineno + 1, MAX_LINE);
         memmove(t->buf, p, avail);
         t->len = avail;
         t->pos = 0;
@@ -129,8 +124,8 @@ static int access_tag(struct l2_trace *t, const char *w, size_t n, uint32_t *id,
     int64_t s = l2_sym_find(t->syms, w, n);
     if (s < 0 || (s >= L2_NBUILTIN && !(l2_sym_flags(t->syms, (uint32_t)s) & L2_SYM_POLICY))) {
         enum l2_prio p;
-        if (l2_prio_parse(w, n, &p, e) < 0 && l2_word_is(w, n, "shared"))
-            return -1;
+        if (l2_word_is(w, n, "shared")) /* l2_prio_parse explains why it is not a priority */
+            return l2_prio_parse(w, n, &p, e);
         return l2_fail(e, "unknown tag or policy '%.*s' (not a priority, property or policy defined earlier)",
                        (int)n, w);
     }
@@ -222,8 +217,6 @@ static int parse_directive(struct l2_trace *t, const char **w, const size_t *wl,
         if (id < 0)
             return l2_fail(e, "out of memory or more than %u policy names", L2_MAX_SYMS - L2_NBUILTIN);
         l2_sym_set_flags(t->syms, (uint32_t)id, L2_SYM_POLICY);
-        t->text.last_id = UINT32_MAX;
-        t->text.last_len = SIZE_MAX;
         ev->type = EV_POLICY;
         ev->name = (uint32_t)id;
         return 0;
