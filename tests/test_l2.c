@@ -485,17 +485,26 @@ START_TEST(reset_demotes)
 {
     struct l2 l;
     tiny(&l, 2, NULL);
-    uint64_t v[12];
+    uint64_t v[12], w[6], x[1];
     lines_in_set(&l, 0, 0, 12, v);
+    lines_in_set(&l, 1, 0, 6, w);
+    lines_in_set(&l, 2, 1, 1, x);
     acc(&l, OP_READ, PRIO_EVICT_LAST, v[0], 0xf, 0); /* sm 0: home partition 0 */
     acc(&l, OP_READ, PRIO_EVICT_LAST, v[1], 0xf, 1); /* sm 1: far, copy in 1 */
+    acc(&l, OP_READ, PRIO_EVICT_LAST, w[0], 0xf, 0); /* alone in its set: within the quota */
+    acc(&l, OP_READ, PRIO_EVICT_LAST, x[0], 0xf, 1); /* homed in partition 1 */
     ck_assert_uint_eq(l2_cache_cls(&l.part[0], resident(&l, 0, v[0])), CLS_LAST);
     ck_assert_uint_eq(l2_cache_cls(&l.part[0], resident(&l, 0, v[1])), CLS_LAST);
+    ck_assert_uint_eq(l2_cache_cls(&l.part[1], resident(&l, 1, x[0])), CLS_LAST);
     l2_reset_persisting(&l);
     ck_assert_uint_eq(l2_cache_cls(&l.part[0], resident(&l, 0, v[0])), CLS_NORMAL);
     ck_assert_uint_eq(l2_cache_cls(&l.part[0], resident(&l, 0, v[1])), CLS_NORMAL);
+    ck_assert_uint_eq(l2_cache_cls(&l.part[1], resident(&l, 1, x[0])), CLS_NORMAL); /* every partition */
     ck_assert_uint_eq(*l2_cache_valid(&l.part[0], resident(&l, 0, v[0])), 0xf);
     ck_assert(!survives(&l, v[0], v + 2, 4));
+    /* the quota protected w[0] (applypriority_demotes shows it survives
+     * these loads); demoted, it is evicted like a normal line */
+    ck_assert(!survives(&l, w[0], w + 1, 5));
     l2_free(&l);
 }
 END_TEST

@@ -6,7 +6,6 @@
 #include "tests.h"
 
 #include <ctype.h>
-#include <sys/wait.h>
 
 #include "report.h"
 #include "sim.h"
@@ -305,6 +304,21 @@ START_TEST(json_deterministic)
     jb = json_of(&b);
     ck_assert_str_eq(ja, jb);
     ASSERT_CONTAINS(ja, "\"hash_seed\": \"7\"");
+    struct l2_config c0 = a.sim.l2.cfg;
+    c0.hash_seed = 0;
+    struct l2 z;
+    l2_err e;
+    ck_assert_int_eq(l2_init(&z, &c0, &e), 0);
+    unsigned moved = 0;
+    for (uint64_t line = 0; line < 64; line++) {
+        unsigned h7, h0;
+        uint32_t s7, s0;
+        l2_locate(&a.sim.l2, line, &h7, &s7);
+        l2_locate(&z, line, &h0, &s0);
+        moved += h7 != h0 || s7 != s0;
+    }
+    ck_assert_uint_gt(moved, 16);
+    l2_free(&z);
     free(ja);
     free(jb);
     run_free(&a);
@@ -575,30 +589,13 @@ END_TEST
 
 /* ---- the command line ---- */
 
-/* Runs the CLI with `args` (shell words); returns the exit status and the
- * output (stdout + stderr) in *out. */
-static int run_cli(const char *args, char **out)
-{
-    char opath[64], cmd[1024];
-    tests_write_temp(opath, sizeof opath, "");
-    snprintf(cmd, sizeof cmd, "%s %s >%s 2>&1", tests_l2sim(), args, opath);
-    int st = system(cmd);
-    FILE *f = fopen(opath, "r");
-    ck_assert_ptr_nonnull(f);
-    *out = tests_slurp(f);
-    fclose(f);
-    unlink(opath);
-    ck_assert_msg(WIFEXITED(st), "%s did not exit", cmd);
-    return WEXITSTATUS(st);
-}
-
 START_TEST(cli_run_and_errors)
 {
     char tpath[64], epath[64], args[512];
     char *out;
     tests_write_temp(tpath, sizeof tpath, TRACE);
     snprintf(args, sizeof args, "run --json %s", tpath);
-    ck_assert_int_eq(run_cli(args, &out), 0);
+    ck_assert_int_eq(tests_cli(args, &out), 0);
     ck_assert_msg(json_valid(out), "invalid JSON from the CLI:\n%s", out);
     ASSERT_CONTAINS(out, "\"kernels\":");
     free(out);
@@ -607,14 +604,14 @@ START_TEST(cli_run_and_errors)
     snprintf(epath, sizeof epath, "/tmp/l2sim-test-XXXXXX");
     close(mkstemp(epath));
     snprintf(args, sizeof args, "run --write-expect %s %s", epath, tpath);
-    ck_assert_int_eq(run_cli(args, &out), 0);
+    ck_assert_int_eq(tests_cli(args, &out), 0);
     free(out);
     snprintf(args, sizeof args, "run --expect %s %s", epath, tpath);
-    ck_assert_int_eq(run_cli(args, &out), 0);
+    ck_assert_int_eq(tests_cli(args, &out), 0);
     free(out);
     snprintf(args, sizeof args, "run --set l2_size=4KiB --set ways=4 --set setaside=0 --set setaside_max=0 --expect %s %s",
              epath, tpath);
-    ck_assert_int_eq(run_cli(args, &out), 1);
+    ck_assert_int_eq(tests_cli(args, &out), 1);
     ASSERT_CONTAINS(out, "differ");
     free(out);
     unlink(epath);
@@ -623,7 +620,7 @@ START_TEST(cli_run_and_errors)
     /* bad input: exit 2, file:line: reason */
     tests_write_temp(tpath, sizeof tpath, "kernel k\nR 0 0\n");
     snprintf(args, sizeof args, "run %s", tpath);
-    ck_assert_int_eq(run_cli(args, &out), 2);
+    ck_assert_int_eq(tests_cli(args, &out), 2);
     char where[96];
     snprintf(where, sizeof where, "%s:2: ", tpath);
     ASSERT_CONTAINS(out, where);
@@ -632,17 +629,17 @@ START_TEST(cli_run_and_errors)
     unlink(tpath);
     tests_write_temp(tpath, sizeof tpath, "R 0 32 sm=500\n");
     snprintf(args, sizeof args, "run %s", tpath);
-    ck_assert_int_eq(run_cli(args, &out), 2);
+    ck_assert_int_eq(tests_cli(args, &out), 2);
     snprintf(where, sizeof where, "%s:1: ", tpath);
     ASSERT_CONTAINS(out, where);
     free(out);
     unlink(tpath);
 
     /* encode prints the table's descriptor */
-    ck_assert_int_eq(run_cli("encode interleaved evict_last 0.5 evict_first api=ptx", &out), 0);
+    ck_assert_int_eq(tests_cli("encode interleaved evict_last 0.5 evict_first api=ptx", &out), 0);
     ASSERT_CONTAINS(out, "0x1570000000000000");
     free(out);
-    ck_assert_int_eq(run_cli("encode interleaved persisting 0.5 streaming", &out), 0);
+    ck_assert_int_eq(tests_cli("encode interleaved persisting 0.5 streaming", &out), 0);
     ASSERT_CONTAINS(out, "0x1500000000000000");
     free(out);
 }

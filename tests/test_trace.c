@@ -441,6 +441,8 @@ START_TEST(write_text_roundtrip)
         ck_assert_int_eq(ev2[i].sm, ev[i].sm);
         ck_assert_uint_eq(ev2[i].stream, ev[i].stream);
         ck_assert_uint_eq(ev2[i].bytes, ev[i].bytes);
+        const char *d = tests_event_diff(&ev2[i], &ev[i], &syms2, &syms);
+        ck_assert_msg(!d, "event %d: %s differ", i, d ? d : "");
     }
     ck_assert(ev2[0].pol.fraction == 0.25);
     ck_assert_int_eq(ev2[0].pol.api, API_PTX);

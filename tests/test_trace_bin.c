@@ -191,39 +191,6 @@ static void to_text(const char *in, const char *out)
     l2_symtab_free(&syms);
 }
 
-/* Compares the fields an event of its type carries (not its position);
- * returns NULL or the first field that differs.  (Plain C, not ck_assert:
- * Check reports every assertion through a pipe, and this runs per event.) */
-static const char *event_diff(const struct l2_event *a, const struct l2_event *b, const struct l2_symtab *sa,
-                              const struct l2_symtab *sb)
-{
-    if (a->type != b->type)
-        return "type";
-    if (a->addr != b->addr || a->size != b->size || a->tag != b->tag || a->sm != b->sm || a->op != b->op)
-        return "access fields";
-    if (a->name != b->name || a->stream != b->stream || a->bytes != b->bytes)
-        return "directive fields";
-    if (a->type == EV_ACCESS && strcmp(l2_sym_name(sa, a->tag), l2_sym_name(sb, b->tag)) != 0)
-        return "tag name";
-    if (a->type == EV_POLICY) {
-        const struct l2_policy_spec *p = &a->pol, *q = &b->pol;
-        if (strcmp(l2_sym_name(sa, a->name), l2_sym_name(sb, b->name)) != 0)
-            return "policy name";
-        if (p->kind != q->kind || p->api != q->api || p->primary != q->primary || p->secondary != q->secondary ||
-            memcmp(&p->fraction, &q->fraction, sizeof p->fraction) != 0 || p->base != q->base ||
-            p->leading != q->leading || p->total != q->total || p->desc != q->desc)
-            return "policy spec";
-    }
-    if (a->type == EV_WINDOW) {
-        const struct l2_window_spec *v = &a->win, *w = &b->win;
-        if (v->base != w->base || v->bytes != w->bytes || memcmp(&v->hit_ratio, &w->hit_ratio, sizeof v->hit_ratio) ||
-            v->hit_prop != w->hit_prop || v->miss_prop != w->miss_prop)
-            return "window spec";
-    }
-    if (a->type == EV_KERNEL && strcmp(a->kname, b->kname) != 0)
-        return "kernel name";
-    return NULL;
-}
 
 /* Both files read to the same events (each into a fresh symbol table),
  * compared as they are read. */
@@ -249,7 +216,7 @@ static void assert_same_events(const char *p1, const char *p2)
             ck_abort_msg("%s and %s: different event counts", p1, p2);
         if (r1 == 0)
             break;
-        const char *d = event_diff(&a, &b, &s1, &s2);
+        const char *d = tests_event_diff(&a, &b, &s1, &s2);
         if (d)
             ck_abort_msg("%s and %s: event %zu: %s differ", p1, p2, n + 1, d);
     }

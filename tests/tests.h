@@ -9,9 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "config.h"
+#include "symtab.h"
+#include "trace.h"
 
 Suite *trace_suite(void);
 Suite *trace_bin_suite(void);
@@ -83,6 +86,57 @@ static inline char *tests_slurp(FILE *f)
     ck_assert_uint_eq(fread(s, 1, (size_t)n, f), (size_t)n);
     s[n] = 0;
     return s;
+}
+
+/* Runs the built l2sim with `args` (shell words) from the repository
+ * root; returns its exit status and its output (stdout + stderr) in *out. */
+static inline int tests_cli(const char *args, char **out)
+{
+    char opath[64], cmd[1024];
+    tests_write_temp(opath, sizeof opath, "");
+    snprintf(cmd, sizeof cmd, "%s %s >%s 2>&1", tests_l2sim(), args, opath);
+    int st = system(cmd);
+    FILE *f = fopen(opath, "r");
+    ck_assert_ptr_nonnull(f);
+    *out = tests_slurp(f);
+    fclose(f);
+    unlink(opath);
+    ck_assert_msg(WIFEXITED(st), "%s did not exit", cmd);
+    return WEXITSTATUS(st);
+}
+
+/* Compares the fields an event of its type carries (not its position);
+ * returns NULL or the first field that differs.  (Plain C, not ck_assert:
+ * Check reports every assertion through a pipe, and this runs per event.) */
+static inline const char *tests_event_diff(const struct l2_event *a, const struct l2_event *b,
+                                           const struct l2_symtab *sa, const struct l2_symtab *sb)
+{
+    if (a->type != b->type)
+        return "type";
+    if (a->addr != b->addr || a->size != b->size || a->tag != b->tag || a->sm != b->sm || a->op != b->op)
+        return "access fields";
+    if (a->name != b->name || a->stream != b->stream || a->bytes != b->bytes)
+        return "directive fields";
+    if (a->type == EV_ACCESS && strcmp(l2_sym_name(sa, a->tag), l2_sym_name(sb, b->tag)) != 0)
+        return "tag name";
+    if (a->type == EV_POLICY) {
+        const struct l2_policy_spec *p = &a->pol, *q = &b->pol;
+        if (strcmp(l2_sym_name(sa, a->name), l2_sym_name(sb, b->name)) != 0)
+            return "policy name";
+        if (p->kind != q->kind || p->api != q->api || p->primary != q->primary || p->secondary != q->secondary ||
+            memcmp(&p->fraction, &q->fraction, sizeof p->fraction) != 0 || p->base != q->base ||
+            p->leading != q->leading || p->total != q->total || p->desc != q->desc)
+            return "policy spec";
+    }
+    if (a->type == EV_WINDOW) {
+        const struct l2_window_spec *v = &a->win, *w = &b->win;
+        if (v->base != w->base || v->bytes != w->bytes || memcmp(&v->hit_ratio, &w->hit_ratio, sizeof v->hit_ratio) ||
+            v->hit_prop != w->hit_prop || v->miss_prop != w->miss_prop)
+            return "window spec";
+    }
+    if (a->type == EV_KERNEL && strcmp(a->kname, b->kname) != 0)
+        return "kernel name";
+    return NULL;
 }
 
 #endif

@@ -1,1 +1,1 @@
-run --config configs/a100.cfg --semantics documented --csv traces/quickstart.trace
+run --config configs/a100.cfg --set sms=132 --semantics documented --csv traces/quickstart.trace

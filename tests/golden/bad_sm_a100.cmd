@@ -1,0 +1,1 @@
+run --config configs/a100.cfg --semantics documented --csv traces/quickstart.trace
