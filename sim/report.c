@@ -503,12 +503,14 @@ static void json_body(FILE *f, const struct l2_sim *s, const struct scopes *ss, 
         json_groups(f, k->prio, k->tag, k->ntag, s->syms, ind2);
         fputc('}', f);
     }
+    /* the totals: the fields of a kernel, at one level deeper than the key */
+    char ind1[64];
+    snprintf(ind1, sizeof ind1, "%s  ", ind);
     fprintf(f, "%s],\n%s\"totals\": {", s->nk ? "\n" : "", ind);
     json_counters(f, &ss->total);
-    json_time(f, &ss->ev[s->nk], ss->requests, ind);
-    fputc('}', f);
-    json_groups(f, ss->prio, ss->tag, s->nbind, s->syms, ind);
-    fputc('\n', f);
+    json_time(f, &ss->ev[s->nk], ss->requests, ind1);
+    json_groups(f, ss->prio, ss->tag, s->nbind, s->syms, ind1);
+    fputs("}\n", f);
 }
 
 int l2_report_json(FILE *f, const struct l2_sim *s, const struct l2_run_info *ri)
