@@ -61,7 +61,8 @@ timed() {
 }
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-rate() { awk -v n="$N" -v s="$1" 'BEGIN { if (s > 0) printf "%.1f", n / s / 1e6; else print "inf" }'; }
+# rate SECONDS [COUNT]: millions of COUNT (default: the accesses) per second
+rate() { awk -v n="${2:-$N}" -v s="$1" 'BEGIN { if (s > 0) printf "%.1f", n / s / 1e6; else print "inf" }'; }
 
 # measure NAME CMD...: RUNS timed runs; sets M_TIME (median seconds) and M_RSS (largest KiB).
 measure() {
@@ -129,7 +130,7 @@ D_RATIO=$(median <"$DIR/ratios")
 
 # the table
 verdict() { if awk "BEGIN { exit !($1) }"; then echo "met"; else echo "MISSED"; fi; }
-A_RATE=$(rate "$A_TIME")
+A_RATE=$(rate "$A_TIME" "$(wc -l <"$TRACE")") # (a)'s target counts lines, comments and directives too
 B_RATE=$(rate "$B_TIME")
 RSS_MIB=$(awk -v k="$B_RSS" 'BEGIN { printf "%.1f", k / 1024 }')
 echo
@@ -138,7 +139,7 @@ echo "machine: $(nproc) CPUs; md5sum over the ${BIN_MB} MB binary trace: ${MD5_T
     "($(awk -v m="$BIN_MB" -v s="$MD5_TIME" 'BEGIN { if (s > 0) printf "%.0f", m / s; else print "inf" }') MB/s)"
 echo
 printf '%-38s %-24s %-22s %s\n' "measurement" "result" "target" ""
-printf '%-38s %-24s %-22s %s\n' "(a) text input" "$A_RATE M accesses/s" ">= 15 M lines/s" \
+printf '%-38s %-24s %-22s %s\n' "(a) text input" "$A_RATE M lines/s" ">= 15 M lines/s" \
     "$(verdict "$A_RATE >= 15")"
 printf '%-38s %-24s %-22s %s\n' "(b) binary input" "$B_RATE M accesses/s" ">= 50 M accesses/s" \
     "$(verdict "$B_RATE >= 50")"
