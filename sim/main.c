@@ -7,6 +7,7 @@
  */
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,9 +39,15 @@ static int die(const l2_err *e)
     return EXIT_INPUT;
 }
 
-static int usage_error(const char *cmd, const char *msg)
+/* "l2sim CMD: MESSAGE (see 'l2sim CMD --help')"; returns EXIT_INPUT. */
+__attribute__((format(printf, 2, 3))) static int usage_error(const char *cmd, const char *fmt, ...)
 {
-    fprintf(stderr, "%s %s: %s (see '%s %s --help')\n", prog, cmd, msg, prog, cmd);
+    va_list ap;
+    fprintf(stderr, "%s %s: ", prog, cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, " (see '%s %s --help')\n", prog, cmd);
     return EXIT_INPUT;
 }
 
@@ -203,9 +210,7 @@ static int parse_variant(char *spec, struct variant_opts *v, const struct varian
                 return usage_error(cmd, "too many set= items");
             v->sets[v->nsets++] = val;
         } else {
-            fprintf(stderr, "%s %s: unknown --variant item '%s' (name, config, set, policy, semantics)\n", prog, cmd,
-                    item);
-            return EXIT_INPUT;
+            return usage_error(cmd, "unknown --variant item '%s' (name, config, set, policy, semantics)", item);
         }
     }
     return 0;
@@ -219,13 +224,11 @@ static int parse_opts(int argc, char **argv, const char *cmd, struct opts *o, vo
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         const char *next = i + 1 < argc ? argv[i + 1] : NULL;
-#define NEED_ARG()                                                       \
-    do {                                                                 \
-        if (!next) {                                                     \
-            fprintf(stderr, "%s %s: %s needs a value\n", prog, cmd, a); \
-            return EXIT_INPUT;                                           \
-        }                                                                \
-        i++;                                                             \
+#define NEED_ARG()                                         \
+    do {                                                   \
+        if (!next)                                         \
+            return usage_error(cmd, "%s needs a value", a); \
+        i++;                                               \
     } while (0)
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             help(stdout);
@@ -273,8 +276,7 @@ static int parse_opts(int argc, char **argv, const char *cmd, struct opts *o, vo
                 return usage_error(cmd, "too many variants");
             o->var_text[o->nvar++] = strdup(next);
         } else if (a[0] == '-' && a[1] != 0) {
-            fprintf(stderr, "%s %s: unknown option '%s' (see '%s %s --help')\n", prog, cmd, a, prog, cmd);
-            return EXIT_INPUT;
+            return usage_error(cmd, "unknown option '%s'", a);
         } else if (o->trace) {
             return usage_error(cmd, "more than one trace given");
         } else {
@@ -838,10 +840,8 @@ static int cmd_convert(int argc, char **argv)
             help_convert(stdout);
             return 0;
         } else if (strcmp(a, "--to") == 0 || strcmp(a, "--compress") == 0) {
-            if (i + 1 == argc) {
-                fprintf(stderr, "%s %s: %s needs a value\n", prog, cmd, a);
-                return EXIT_INPUT;
-            }
+            if (i + 1 == argc)
+                return usage_error(cmd, "%s needs a value", a);
             const char *v = argv[++i];
             if (strcmp(a, "--to") == 0) {
                 if (strcmp(v, "text") == 0)
@@ -860,8 +860,7 @@ static int cmd_convert(int argc, char **argv)
                 return usage_error(cmd, "--compress must be none, gzip or zstd");
             }
         } else if (a[0] == '-' && a[1] != 0) {
-            fprintf(stderr, "%s %s: unknown option '%s' (see '%s %s --help')\n", prog, cmd, a, prog, cmd);
-            return EXIT_INPUT;
+            return usage_error(cmd, "unknown option '%s'", a);
         } else if (!in) {
             in = a;
         } else if (!out) {
