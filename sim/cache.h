@@ -33,8 +33,8 @@
  * The layout follows from the ways alone (struct l2_geom).  The
  * operations exist in two forms: l2_cache_find(c, ...) and the like use
  * the cache's own geometry; l2_cache_find_g(c, g, ...) take it as an
- * argument, so that the access path (l2.c) can pass a constant one for
- * the usual associativity and let the compiler fold every offset and
+ * argument, so that the access path (l2_path.h) can pass a constant one
+ * for the usual associativity and let the compiler fold every offset and
  * loop bound (12% fewer instructions).
  */
 #ifndef L2SIM_CACHE_H
@@ -171,10 +171,10 @@ static inline uint64_t l2_cache_tag(const struct l2_cache *c, uint64_t slot)
 /* ---- the per-access operations ---- */
 
 /* Hints the CPU to fetch a set's block. */
-static inline void l2_cache_prefetch(const struct l2_cache *c, uint32_t set)
+static inline void l2_cache_prefetch_g(const struct l2_cache *c, const struct l2_geom g, uint32_t set)
 {
-    const unsigned char *p = l2_set_base_g(c, c->g, set);
-    for (size_t o = 0; o < c->g.set_bytes; o += 64)
+    const unsigned char *p = l2_set_base_g(c, g, set);
+    for (size_t o = 0; o < g.set_bytes; o += 64)
         __builtin_prefetch(p + o);
 }
 

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "l2_path.h"
+
 #define NAME_OF(f, name) name,
 const char *const l2_counter_names[] = {L2_COUNTER_LIST(NAME_OF)};
 _Static_assert(sizeof(l2_counter_names) / sizeof(l2_counter_names[0]) == L2_NCOUNTERS, "counter names");
@@ -137,7 +139,8 @@ static inline void count(struct l2_counters *c, enum l2_op op, unsigned sectors,
     c->dram_wr += o->dram_wr;
 }
 
-static int sim_access(struct l2_sim *s, const struct l2_event *ev, l2_err *e)
+/* One access, with the partitions' set layout g (l2_path.h). */
+L2_PATH_FN int sim_access_g(struct l2_sim *s, const struct l2_geom g, const struct l2_event *ev, l2_err *e)
 {
     if (ev->sm >= 0 && (uint64_t)ev->sm >= s->l2.cfg.sms)
         return l2_fail(e, "sm=%d is not below sms = %llu of the configuration", ev->sm,
@@ -185,9 +188,10 @@ static int sim_access(struct l2_sim *s, const struct l2_event *ev, l2_err *e)
         nmine++;
         home[i] = l2_home(&s->l2, first + i);
         near[i] = l2_near(&s->l2, ev->sm, home[i]);
-        l2_cache_prefetch(&s->l2.part[home[i]], set[i]);
-        if (near[i] != home[i])
-            l2_cache_prefetch(&s->l2.part[near[i]], set[i]);
+        l2_cache_prefetch_g(&s->l2.part[home[i]], g, set[i]);
+        /* unconditional: near == home is a coin flip per line, and a second
+         * prefetch of the same block costs less than its misprediction */
+        l2_cache_prefetch_g(&s->l2.part[near[i]], g, set[i]);
         l2_timing_prefetch(&s->tm, home[i], set[i]);
     }
     /* With several lanes, the lane that owns the first line counts the
@@ -222,7 +226,7 @@ static int sim_access(struct l2_sim *s, const struct l2_event *ev, l2_err *e)
         unsigned hi = line == last ? (unsigned)(((ev->addr + ev->size - 1) & lmask) >> ss) : s->l2.sectors - 1;
         uint8_t mask = (uint8_t)(((2u << hi) - 1) & ~((1u << lo) - 1));
         struct l2_outcome o;
-        l2_access_at(&s->l2, op, prio, line, home[i], near[i], set[i], mask, &o);
+        l2_path_access(&s->l2, g, op, prio, line, home[i], near[i], set[i], mask, &o);
         unsigned merged =
             l2_timing_line(&s->tm, &k->time, &ta, op, prio, line, home[i], near[i], set[i], mask, &o);
         if (op == OP_APPLY || op == OP_DISCARD)
@@ -247,6 +251,26 @@ static int sim_access(struct l2_sim *s, const struct l2_event *ev, l2_err *e)
         if (seen & (1u << p))
             k->prio[p].accesses++;
     return 0;
+}
+
+/* The two compiled forms of sim_access_g.  flatten: the L2 path, the
+ * timing and the locating helpers are inlined into each as well (GCC
+ * stops inlining them at this size otherwise). */
+__attribute__((noinline, flatten)) static int sim_access_usual(struct l2_sim *s, const struct l2_event *ev, l2_err *e)
+{
+    return sim_access_g(s, l2_geom_of(L2_USUAL_WAYS), ev, e);
+}
+
+__attribute__((noinline, flatten)) static int sim_access_any(struct l2_sim *s, const struct l2_event *ev, l2_err *e)
+{
+    return sim_access_g(s, s->l2.part[0].g, ev, e);
+}
+
+static int sim_access(struct l2_sim *s, const struct l2_event *ev, l2_err *e)
+{
+    if (s->l2.part[0].g.ways == L2_USUAL_WAYS)
+        return sim_access_usual(s, ev, e);
+    return sim_access_any(s, ev, e);
 }
 
 void l2_sim_set_lane(struct l2_sim *s, unsigned lane, unsigned lanes)
