@@ -99,6 +99,12 @@ const char *l2_trace_where(const struct l2_trace *t, uint64_t pos, char *buf, si
     return buf;
 }
 
+int l2_trace_fail_at(const struct l2_trace *t, uint64_t pos, l2_err *e)
+{
+    char where[L2_ERR_MAX];
+    return l2_prefix(e, "%s", l2_trace_where(t, pos, where, sizeof where));
+}
+
 enum l2_trace_format l2_trace_format(const struct l2_trace *t)
 {
     return t->fmt;

@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -395,8 +396,21 @@ static int decode(struct l2_trace *t, const unsigned char *p, struct l2_event *e
     }
 }
 
+/* Fails with the message fmt at record `rec` of t. */
+static int record_fail(const struct l2_trace *t, uint64_t rec, l2_err *e, const char *fmt, ...)
+{
+    if (e) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+        va_end(ap);
+    }
+    return l2_trace_fail_at(t, rec, e);
+}
+
 int l2_bin_next(struct l2_trace *t, struct l2_event *ev, l2_err *e)
 {
+    static const char alone[] = "a cycle record is not followed by an access";
     uint64_t at1 = 0; /* 1 + the cycle of a cycle record just read */
     for (;;) {
         if (t->rp < t->rend) {
@@ -404,14 +418,11 @@ int l2_bin_next(struct l2_trace *t, struct l2_event *ev, l2_err *e)
             if ((m & 15) == REC_CYCLE) {
                 uint64_t c = l2_ld64(t->rp + 8);
                 if (at1)
-                    return l2_fail(e, "%s:record %" PRIu64 ": two cycle records in a row (corrupt file?)", t->name,
-                                   t->recno + 1);
+                    return record_fail(t, t->recno + 1, e, "two cycle records in a row (corrupt file?)");
                 if (m >> 4)
-                    return l2_fail(e, "%s:record %" PRIu64 ": reserved bits set (corrupt file?)", t->name,
-                                   t->recno + 1);
+                    return record_fail(t, t->recno + 1, e, "reserved bits set (corrupt file?)");
                 if (c > L2_MAX_CYCLE)
-                    return l2_fail(e, "%s:record %" PRIu64 ": @CYCLE %" PRIu64 " is too large", t->name,
-                                   t->recno + 1, c);
+                    return record_fail(t, t->recno + 1, e, "@CYCLE %" PRIu64 " is too large", c);
                 at1 = c + 1;
                 t->rp += L2_BIN_REC;
                 t->recno++;
@@ -420,11 +431,10 @@ int l2_bin_next(struct l2_trace *t, struct l2_event *ev, l2_err *e)
             /* l2_trace_next tried the fast path on this record unless it
              * follows a cycle record; decode takes any record */
             if (!(at1 && l2_bin_fast_access(t, t->rp, ev)) && decode(t, t->rp, ev, e) < 0)
-                return l2_prefix(e, "%s:record %" PRIu64, t->name, t->recno + 1);
+                return l2_trace_fail_at(t, t->recno + 1, e);
             if (at1) {
                 if (ev->type != EV_ACCESS)
-                    return l2_fail(e, "%s:record %" PRIu64 ": a cycle record is not followed by an access", t->name,
-                                   t->recno);
+                    return record_fail(t, t->recno, e, alone);
                 ev->at1 = at1;
             }
             t->rp += L2_BIN_REC;
@@ -435,9 +445,7 @@ int l2_bin_next(struct l2_trace *t, struct l2_event *ev, l2_err *e)
         if (r < 0)
             return r;
         if (r == 0)
-            return at1 ? l2_fail(e, "%s:record %" PRIu64 ": a cycle record is not followed by an access", t->name,
-                                 t->recno)
-                       : 0;
+            return at1 ? record_fail(t, t->recno, e, alone) : 0;
     }
 }
 

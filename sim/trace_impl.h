@@ -133,6 +133,9 @@ const char *l2_policy_name_reserved(const char *s, size_t n); /* sm=..., shared,
 const char *l2_kernel_name_reserved(const char *s, size_t n); /* stream=... */
 /* A prefetch must carry the tag evict_last or evict_normal: 0, or -1 and the reason. */
 int l2_prefetch_tag_check(uint32_t tag, l2_err *e);
+/* Prefixes the error in e with the place of record or line `pos`
+ * (l2_trace_where); returns -1. */
+int l2_trace_fail_at(const struct l2_trace *t, uint64_t pos, l2_err *e);
 
 /* trace_text.c */
 int l2_text_start(struct l2_trace *t, const unsigned char *head, size_t n, int eof, l2_err *e);

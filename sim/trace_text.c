@@ -285,7 +285,7 @@ int l2_text_next(struct l2_trace *t, struct l2_event *ev, l2_err *e)
         else
             r = parse_directive(t, w, wl, nw, ev, e);
         if (r < 0)
-            return l2_prefix(e, "%s:%" PRIu64, t->name, t->text.lineno);
+            return l2_trace_fail_at(t, t->text.lineno, e);
         return 1;
     }
 }
