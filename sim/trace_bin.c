@@ -244,8 +244,6 @@ int l2_bin_start(struct l2_trace *t, const unsigned char *magic, l2_err *e)
     b->blk = malloc((size_t)b->block * L2_BIN_REC + 4);
     if (!b->blk)
         return l2_fail(e, "out of memory");
-    t->tagmap = b->tagmap;
-    t->ntag = b->ntag;
     return 0;
 }
 
@@ -261,8 +259,6 @@ void l2_bin_free(struct l2_trace *t)
     free(b->kname);
     memset(b, 0, sizeof *b);
     t->rp = t->rend = NULL;
-    t->tagmap = NULL;
-    t->ntag = 0;
 }
 
 /* Reads and verifies the next block: 1, 0 at the end, -1 on error. */

@@ -87,8 +87,6 @@ struct l2_bin_state {
 struct l2_trace {
     /* binary fast path: the verified, not yet decoded records of a block */
     const unsigned char *rp, *rend;
-    const uint32_t *tagmap;
-    uint32_t ntag;
     uint64_t recno; /* binary records handed out */
     enum l2_trace_format fmt;
     struct l2_source *src;
@@ -109,9 +107,9 @@ static inline int l2_bin_fast_access(const struct l2_trace *t, const unsigned ch
     uint32_t ti = (uint32_t)(m >> 16) & 0xffff;
     uint32_t size = (uint32_t)((m >> 4) & 0xfff) + 1;
     uint64_t sm1 = m >> 32;
-    if (op > OP_DISCARD || op == OP_PREFETCH || ti >= t->ntag || sm1 > 0x80000000u || a > UINT64_MAX - size)
+    if (op > OP_DISCARD || op == OP_PREFETCH || ti >= t->bin.ntag || sm1 > 0x80000000u || a > UINT64_MAX - size)
         return 0;
-    uint32_t id = t->tagmap[ti];
+    uint32_t id = t->bin.tagmap[ti];
     if (id == UINT32_MAX)
         return 0;
     ev->type = EV_ACCESS;
