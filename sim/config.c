@@ -197,11 +197,9 @@ int l2_config_check(const struct l2_config *c, l2_err *e)
     return 0;
 }
 
-const char *l2_config_get(const struct l2_config *c, const char *name, char *buf, size_t n)
+/* Value of key k of c as text, in buf. */
+static const char *key_value(const struct l2_config *c, const struct cfg_key *k, char *buf, size_t n)
 {
-    const struct cfg_key *k = find_key(name, strlen(name));
-    if (!k)
-        return NULL;
     const char *base = (const char *)c + k->off;
     uint64_t u;
     double d;
@@ -229,11 +227,25 @@ const char *l2_config_get(const struct l2_config *c, const char *name, char *buf
     return NULL;
 }
 
+const char *l2_config_get(const struct l2_config *c, const char *name, char *buf, size_t n)
+{
+    const struct cfg_key *k = find_key(name, strlen(name));
+    return k ? key_value(c, k, buf, n) : NULL;
+}
+
+const char *l2_config_entry(const struct l2_config *c, size_t i, const char **name, char *buf, size_t n)
+{
+    if (i >= NKEYS)
+        return NULL;
+    *name = keys[i].name;
+    return key_value(c, &keys[i], buf, n);
+}
+
 void l2_config_print(const struct l2_config *c, FILE *f, const char *prefix)
 {
     char buf[80];
     for (size_t k = 0; k < NKEYS; k++)
-        fprintf(f, "%s%-20s = %s\n", prefix, keys[k].name, l2_config_get(c, keys[k].name, buf, sizeof buf));
+        fprintf(f, "%s%-20s = %s\n", prefix, keys[k].name, key_value(c, &keys[k], buf, sizeof buf));
 }
 
 void l2_config_help(FILE *f)
@@ -243,6 +255,6 @@ void l2_config_help(FILE *f)
     l2_config_defaults(&d);
     for (size_t k = 0; k < NKEYS; k++) {
         fprintf(f, "  %-20s %s (default %s)\n", keys[k].name, keys[k].help,
-                l2_config_get(&d, keys[k].name, buf, sizeof buf));
+                key_value(&d, &keys[k], buf, sizeof buf));
     }
 }

@@ -120,7 +120,10 @@ static inline uint64_t l2_config_granule(const struct l2_config *c) /* DRAM tran
 void l2_config_print(const struct l2_config *c, FILE *f, const char *prefix);
 /* Writes the key table (name, default, help) for --help. */
 void l2_config_help(FILE *f);
-/* Value of one key as text (for the JSON report); NULL if no such key. */
+/* Value of one key as text; NULL if no such key. */
 const char *l2_config_get(const struct l2_config *c, const char *key, char *buf, size_t n);
+/* Key i of the table (in its order) and its value as text; NULL past the
+ * last key. */
+const char *l2_config_entry(const struct l2_config *c, size_t i, const char **name, char *buf, size_t n);
 
 #endif

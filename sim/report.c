@@ -464,12 +464,10 @@ static void json_body(FILE *f, const struct l2_sim *s, const struct scopes *ss, 
                ",\n",
             ind, ri->records, ind, s->records, ind, s->accesses);
     fprintf(f, "%s\"semantics\": \"%s\",\n%s\"config\": {", ind, sem_name(s->sem), ind);
-#define KEY_NAME(f, t, mn, mx, def, en, help) #f,
-    static const char *const keys[] = {L2_CONFIG_KEYS(KEY_NAME)}; /* every key, in the table's order */
-#undef KEY_NAME
-    for (size_t i = 0; i < L2_ARRAY_LEN(keys); i++) {
-        fprintf(f, "%s\"%s\": ", i ? ", " : "", keys[i]);
-        json_str(f, l2_config_get(&s->l2.cfg, keys[i], buf, sizeof buf));
+    const char *key, *value;
+    for (size_t i = 0; (value = l2_config_entry(&s->l2.cfg, i, &key, buf, sizeof buf)) != NULL; i++) {
+        fprintf(f, "%s\"%s\": ", i ? ", " : "", key);
+        json_str(f, value);
     }
     fprintf(f, "},\n%s\"policies\": [", ind);
     for (uint32_t i = 0; i < s->ndefs; i++) {

@@ -215,6 +215,18 @@ START_TEST(get_and_print)
     ck_assert_str_eq(l2_config_get(&c, "sm_map", buf, sizeof buf), "mod");
     ck_assert_str_eq(l2_config_get(&c, "set_hash", buf, sizeof buf), "mix");
     ck_assert_ptr_null(l2_config_get(&c, "nosuch", buf, sizeof buf));
+    /* the entries are every key once, in the table's order, each with its value */
+    const char *key, *value;
+    char byname[80];
+    size_t i = 0;
+    for (; (value = l2_config_entry(&c, i, &key, buf, sizeof buf)) != NULL; i++) {
+        ck_assert_str_eq(value, l2_config_get(&c, key, byname, sizeof byname));
+        if (i == 0)
+            ck_assert_str_eq(key, "name");
+    }
+#define ONE_KEY(...) +1
+    ck_assert_uint_eq(i, 0 L2_CONFIG_KEYS(ONE_KEY));
+#undef ONE_KEY
     /* print then load gives the same configuration */
     struct l2_config d;
     l2_err e;
