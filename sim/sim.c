@@ -172,7 +172,6 @@ L2_PATH_FN int sim_access_g(struct l2_sim *s, const struct l2_geom g, const stru
     const int window = ev->tag == L2_TAG_GLOBAL && s->cur_win.active;
     unsigned seen = 0;
     int unspec = 0;
-    struct l2_counters acc = {0};
     unsigned home[L2_MAX_ACCESS / 32 + 1], near[L2_MAX_ACCESS / 32 + 1];
     uint32_t set[L2_MAX_ACCESS / 32 + 1];
     uint8_t mine[L2_MAX_ACCESS / 32 + 1]; /* 1: this lane simulates the line (the first nlines) */
@@ -203,6 +202,7 @@ L2_PATH_FN int sim_access_g(struct l2_sim *s, const struct l2_geom g, const stru
     s->accesses++;
     if (!owner && !nmine)
         return 0; /* another lane's access */
+    struct l2_counters acc = {0};
 
     for (unsigned i = 0; i < nlines; i++) {
         if (!mine[i] && !owner)
