@@ -28,43 +28,14 @@ static const char *const TRACE = "# report test trace\n"
                                  "kernel stores\n"
                                  "W 0x900000 128 streaming\n";
 
-struct run {
-    struct l2_symtab syms;
-    struct l2_sim sim;
-    uint64_t records;
-};
-
-static void run_trace(struct run *r, const char *text, const char *const *kv)
+/* A run of the default configuration plus `kv`, fed `text`. */
+static void run_trace(struct tests_run *r, const char *text, const char *const *kv)
 {
-    l2_err e;
-    char path[64];
-    struct l2_config c;
-    struct l2_trace *t;
-    struct l2_event ev;
-    l2_config_defaults(&c);
-    tests_config(&c, kv);
-    ck_assert_int_eq(l2_symtab_init(&r->syms, &e), 0);
-    ck_assert_msg(l2_sim_init(&r->sim, &c, SEM_HARDWARE, &r->syms, &e) == 0, "%s", e.msg);
-    tests_write_temp(path, sizeof path, text);
-    ck_assert_int_eq(l2_trace_open(&t, path, &r->syms, &e), 0);
-    int rc;
-    r->records = 0;
-    while ((rc = l2_trace_next(t, &ev, &e)) > 0) {
-        r->records++;
-        ck_assert_msg(l2_sim_event(&r->sim, &ev, &e) == 0, "%s", e.msg);
-    }
-    ck_assert_msg(rc == 0, "%s", e.msg);
-    l2_trace_close(t);
-    unlink(path);
+    tests_run_start(r, SEM_HARDWARE, kv);
+    tests_run_ok(r, text);
 }
 
-static void run_free(struct run *r)
-{
-    l2_sim_free(&r->sim);
-    l2_symtab_free(&r->syms);
-}
-
-static char *json_of(struct run *r)
+static char *json_of(struct tests_run *r)
 {
     struct l2_run_info ri = {.trace = "report.trace", .records = r->records};
     FILE *f = tmpfile();
@@ -197,7 +168,7 @@ END_TEST
 
 START_TEST(json_keys_and_syntax)
 {
-    struct run r;
+    struct tests_run r;
     run_trace(&r, TRACE, NULL);
     char *j = json_of(&r);
     ck_assert_msg(json_valid(j), "invalid JSON:\n%s", j);
@@ -237,13 +208,13 @@ START_TEST(json_keys_and_syntax)
     ASSERT_CONTAINS(j, "\"records_read\": 14,");
     ASSERT_CONTAINS(j, "\"records_simulated\": 14,");
     free(j);
-    run_free(&r);
+    tests_run_end(&r);
 }
 END_TEST
 
 START_TEST(json_values)
 {
-    struct run r;
+    struct tests_run r;
     run_trace(&r, "kernel a\nR 0 128\nR 0 64\nW 0x1000 32\n", NULL);
     char *j = json_of(&r);
     ck_assert_msg(json_valid(j), "invalid JSON:\n%s", j);
@@ -257,25 +228,25 @@ START_TEST(json_values)
     ck_assert_ptr_nonnull(tot);
     ASSERT_CONTAINS(tot, "\"accesses\": 3, \"sectors\": 7, \"sector_hits\": 2");
     free(j);
-    run_free(&r);
+    tests_run_end(&r);
 }
 END_TEST
 
 START_TEST(json_empty_trace)
 {
-    struct run r;
+    struct tests_run r;
     run_trace(&r, "# nothing\n", NULL);
     char *j = json_of(&r);
     ck_assert_msg(json_valid(j), "invalid JSON:\n%s", j);
     ASSERT_CONTAINS(j, "\"kernels\": []");
     free(j);
-    run_free(&r);
+    tests_run_end(&r);
 }
 END_TEST
 
 START_TEST(json_deterministic)
 {
-    struct run a, b;
+    struct tests_run a, b;
     run_trace(&a, TRACE, NULL);
     run_trace(&b, TRACE, NULL);
     char *ja = json_of(&a), *jb = json_of(&b);
@@ -293,8 +264,8 @@ START_TEST(json_deterministic)
     free(tb);
     free(ja);
     free(jb);
-    run_free(&a);
-    run_free(&b);
+    tests_run_end(&a);
+    tests_run_end(&b);
     /* a different hash seed moves lines to other sets and partitions:
      * the config echo differs, the run is still deterministic */
     const char *kv[] = {"hash_seed=7", NULL};
@@ -321,14 +292,14 @@ START_TEST(json_deterministic)
     l2_free(&z);
     free(ja);
     free(jb);
-    run_free(&a);
-    run_free(&b);
+    tests_run_end(&a);
+    tests_run_end(&b);
 }
 END_TEST
 
 START_TEST(csv_rows)
 {
-    struct run r;
+    struct tests_run r;
     run_trace(&r, TRACE, NULL);
     FILE *f = tmpfile();
     l2_report_csv(f, &r.sim, 1, NULL);
@@ -350,13 +321,13 @@ START_TEST(csv_rows)
     ck_assert(strncmp(s, "variant,index,kernel,stream,", 28) == 0);
     ASSERT_CONTAINS(s, "\nv1,1,fill,0,");
     free(s);
-    run_free(&r);
+    tests_run_end(&r);
 }
 END_TEST
 
 START_TEST(table_contents)
 {
-    struct run r;
+    struct tests_run r;
     run_trace(&r, TRACE, NULL);
     struct l2_run_info ri = {.trace = "report.trace", .records = r.records};
     FILE *f = tmpfile();
@@ -371,11 +342,11 @@ START_TEST(table_contents)
     ASSERT_CONTAINS(s, "prio evict_last");
     ASSERT_CONTAINS(s, "hot: interleaved evict_last 0.5 else evict_first");
     free(s);
-    run_free(&r);
+    tests_run_end(&r);
 }
 END_TEST
 
-static char *write_expect(struct run *r, char *path)
+static char *write_expect(struct tests_run *r, char *path)
 {
     snprintf(path, 64, "/tmp/l2sim-test-XXXXXX");
     int fd = mkstemp(path);
@@ -389,7 +360,7 @@ static char *write_expect(struct run *r, char *path)
 
 START_TEST(expect_roundtrip)
 {
-    struct run r, other;
+    struct tests_run r, other;
     char path[64];
     l2_err e;
     run_trace(&r, TRACE, NULL);
@@ -424,7 +395,7 @@ START_TEST(expect_roundtrip)
     diff = tmpfile();
     ck_assert_int_eq(l2_expect_check(path, &other.sim, 100.0, diff, &e), 0);
     fclose(diff);
-    run_free(&other);
+    tests_run_end(&other);
 
     /* a run without kernel 'stores': its scopes are missing */
     run_trace(&other, "kernel fill\nR 0 128\n", NULL);
@@ -435,16 +406,16 @@ START_TEST(expect_roundtrip)
     ASSERT_CONTAINS(d, "not in this run");
     free(d);
     fclose(diff);
-    run_free(&other);
+    tests_run_end(&other);
     unlink(path);
     free(text);
-    run_free(&r);
+    tests_run_end(&r);
 }
 END_TEST
 
 START_TEST(expect_malformed)
 {
-    struct run r;
+    struct tests_run r;
     char path[64];
     char where[96];
     l2_err e;
@@ -465,19 +436,19 @@ START_TEST(expect_malformed)
     fclose(diff);
     unlink(path);
     ck_assert_int_eq(l2_expect_check("/tmp/l2sim-test-none/x", &r.sim, 0.0, stderr, &e), -1);
-    run_free(&r);
+    tests_run_end(&r);
 }
 END_TEST
 
 START_TEST(json_escapes_names)
 {
-    struct run r;
+    struct tests_run r;
     run_trace(&r, "kernel we\"ird\\name\nR 0 32\n", NULL);
     char *j = json_of(&r);
     ck_assert_msg(json_valid(j), "invalid JSON:\n%s", j);
     ASSERT_CONTAINS(j, "\"name\": \"we\\\"ird\\\\name\"");
     free(j);
-    run_free(&r);
+    tests_run_end(&r);
 }
 END_TEST
 
@@ -499,7 +470,7 @@ static unsigned csv_fields(const char *line, size_t n)
  * must not shift the CSV columns.  (Names were once written unquoted.) */
 START_TEST(csv_kernel_name_with_comma)
 {
-    struct run r;
+    struct tests_run r;
     run_trace(&r, "kernel gemm<float,4>\nR 0 32\n", NULL);
     FILE *f = tmpfile();
     l2_report_csv(f, &r.sim, 1, NULL);
@@ -512,7 +483,7 @@ START_TEST(csv_kernel_name_with_comma)
     ck_assert_ptr_nonnull(end);
     ck_assert_uint_eq(csv_fields(row, (size_t)(end - row)), csv_fields(s, (size_t)(nl - s)));
     free(s);
-    run_free(&r);
+    tests_run_end(&r);
 }
 END_TEST
 
@@ -609,8 +580,8 @@ START_TEST(cli_run_and_errors)
     snprintf(args, sizeof args, "run --expect %s %s", epath, tpath);
     ck_assert_int_eq(tests_cli(args, &out), 0);
     free(out);
-    snprintf(args, sizeof args, "run --set l2_size=4KiB --set ways=4 --set setaside=0 --set setaside_max=0 --expect %s %s",
-             epath, tpath);
+    snprintf(args, sizeof args,
+             "run --set l2_size=4KiB --set ways=4 --set setaside=0 --set setaside_max=0 --expect %s %s", epath, tpath);
     ck_assert_int_eq(tests_cli(args, &out), 1);
     ASSERT_CONTAINS(out, "differ");
     free(out);

@@ -11,54 +11,7 @@
 #include "symtab.h"
 #include "trace.h"
 
-struct run {
-    struct l2_symtab syms;
-    struct l2_sim sim;
-    l2_err e;
-};
-
-/* Starts a run on the default (H100) configuration plus `kv` settings. */
-static void run_start(struct run *r, enum l2_semantics sem, const char *const *kv)
-{
-    struct l2_config c;
-    l2_config_defaults(&c);
-    tests_config(&c, kv);
-    ck_assert_int_eq(l2_symtab_init(&r->syms, &r->e), 0);
-    ck_assert_msg(l2_sim_init(&r->sim, &c, sem, &r->syms, &r->e) == 0, "%s", r->e.msg);
-}
-
-/* Reads `text` as a trace (policy_file: as a --policy file) into the
- * simulator.  Returns 0, or -1 with r->e set. */
-static int run_feed(struct run *r, const char *text, int policy_file)
-{
-    char path[64];
-    struct l2_trace *t;
-    struct l2_event ev;
-    tests_write_temp(path, sizeof path, text);
-    ck_assert_int_eq(l2_trace_open(&t, path, &r->syms, &r->e), 0);
-    int rc;
-    while ((rc = l2_trace_next(t, &ev, &r->e)) > 0) {
-        rc = policy_file ? l2_sim_policy_event(&r->sim, &ev, &r->e) : l2_sim_event(&r->sim, &ev, &r->e);
-        if (rc < 0)
-            break;
-    }
-    l2_trace_close(t);
-    unlink(path);
-    return rc < 0 ? -1 : 0;
-}
-
-static void run_ok(struct run *r, const char *text)
-{
-    ck_assert_msg(run_feed(r, text, 0) == 0, "trace failed: %s", r->e.msg);
-}
-
-static void run_end(struct run *r)
-{
-    l2_sim_free(&r->sim);
-    l2_symtab_free(&r->syms);
-}
-
-static uint32_t tag_id(struct run *r, const char *name)
+static uint32_t tag_id(struct tests_run *r, const char *name)
 {
     int64_t id = l2_sym_find(&r->syms, name, strlen(name));
     ck_assert_msg(id >= 0, "no tag %s", name);
@@ -66,7 +19,7 @@ static uint32_t tag_id(struct run *r, const char *name)
 }
 
 /* Counters of tag `name` in kernel k (zeros if the kernel never saw it). */
-static struct l2_counters tag_ctr(struct run *r, uint32_t k, const char *name)
+static struct l2_counters tag_ctr(struct tests_run *r, uint32_t k, const char *name)
 {
     struct l2_counters z;
     memset(&z, 0, sizeof z);
@@ -77,14 +30,14 @@ static struct l2_counters tag_ctr(struct run *r, uint32_t k, const char *name)
 
 START_TEST(per_kernel_counters)
 {
-    struct run r;
-    run_start(&r, SEM_HARDWARE, NULL);
-    run_ok(&r, "kernel first\n"
-               "R 0x100000 128\n"
-               "kernel second stream=2\n"
-               "R 0x100000 128\n"
-               "W 0x200000 64\n"
-               "R 0x200000 128\n");
+    struct tests_run r;
+    tests_run_start(&r, SEM_HARDWARE, NULL);
+    tests_run_ok(&r, "kernel first\n"
+                     "R 0x100000 128\n"
+                     "kernel second stream=2\n"
+                     "R 0x100000 128\n"
+                     "W 0x200000 64\n"
+                     "R 0x200000 128\n");
     ck_assert_uint_eq(r.sim.nk, 2);
     ck_assert_str_eq(r.sim.k[0].name, "first");
     ck_assert_str_eq(r.sim.k[1].name, "second");
@@ -116,35 +69,35 @@ START_TEST(per_kernel_counters)
     ck_assert_uint_eq(prio[PRIO_EVICT_UNCHANGED].sectors, 14);
     ck_assert_uint_eq(tag[L2_TAG_GLOBAL].accesses, 4);
     free(tag);
-    run_end(&r);
+    tests_run_end(&r);
 }
 END_TEST
 
 START_TEST(default_kernel)
 {
-    struct run r;
-    run_start(&r, SEM_HARDWARE, NULL);
-    run_ok(&r, "R 0 32\nR 0 32\n");
+    struct tests_run r;
+    tests_run_start(&r, SEM_HARDWARE, NULL);
+    tests_run_ok(&r, "R 0 32\nR 0 32\n");
     ck_assert_uint_eq(r.sim.nk, 1);
     ck_assert_str_eq(r.sim.k[0].name, "(default)");
     ck_assert_uint_eq(r.sim.k[0].total.sector_hits, 1);
-    run_end(&r);
+    tests_run_end(&r);
 }
 END_TEST
 
 START_TEST(per_priority_and_tag)
 {
-    struct run r;
-    run_start(&r, SEM_HARDWARE, NULL);
-    run_ok(&r, "policy hot interleaved evict_last 1.0 api=ptx\n"
-               "kernel k\n"
-               "R 0x000000 128 streaming\n"
-               "R 0x010000 128 evict_first\n"
-               "R 0x020000 128 persisting\n"
-               "R 0x030000 128\n"
-               "R 0x040000 256 hot\n"
-               "R 0x040000 128 hot\n"
-               "W 0x050000 32 normal\n");
+    struct tests_run r;
+    tests_run_start(&r, SEM_HARDWARE, NULL);
+    tests_run_ok(&r, "policy hot interleaved evict_last 1.0 api=ptx\n"
+                     "kernel k\n"
+                     "R 0x000000 128 streaming\n"
+                     "R 0x010000 128 evict_first\n"
+                     "R 0x020000 128 persisting\n"
+                     "R 0x030000 128\n"
+                     "R 0x040000 256 hot\n"
+                     "R 0x040000 128 hot\n"
+                     "W 0x050000 32 normal\n");
     const struct l2_kstats *k = &r.sim.k[0];
     ck_assert_uint_eq(k->prio[PRIO_EVICT_FIRST].accesses, 2);
     ck_assert_uint_eq(k->prio[PRIO_EVICT_FIRST].sectors, 8);
@@ -183,21 +136,21 @@ START_TEST(per_priority_and_tag)
     int64_t slot = l2_cache_find(&r.sim.l2.part[home], set, 0x40000 >> 7);
     ck_assert_int_ge(slot, 0);
     ck_assert_uint_eq(l2_cache_cls(&r.sim.l2.part[home], (uint64_t)slot), CLS_LAST);
-    run_end(&r);
+    tests_run_end(&r);
 }
 END_TEST
 
 START_TEST(read_sectors_only_loads)
 {
-    struct run r;
-    run_start(&r, SEM_HARDWARE, NULL);
-    run_ok(&r, "W 0 128\n"
-               "R 0 64\n"
-               "P 0x1000 128 evict_last\n"
-               "R 0x1000 128\n"
-               "A 0x1000 128\n"
-               "D 0 128\n"
-               "W 0x2000 32 no_allocate\n");
+    struct tests_run r;
+    tests_run_start(&r, SEM_HARDWARE, NULL);
+    tests_run_ok(&r, "W 0 128\n"
+                     "R 0 64\n"
+                     "P 0x1000 128 evict_last\n"
+                     "R 0x1000 128\n"
+                     "A 0x1000 128\n"
+                     "D 0 128\n"
+                     "W 0x2000 32 no_allocate\n");
     const struct l2_counters *t = &r.sim.k[0].total;
     ck_assert_uint_eq(t->sectors, 4 + 2 + 4 + 4 + 1); /* A and D move no sectors */
     ck_assert_uint_eq(t->read_sectors, 2 + 4);
@@ -206,57 +159,57 @@ START_TEST(read_sectors_only_loads)
     ck_assert_uint_eq(t->accesses, 7);
     ck_assert_uint_eq(t->dram_rd, 128); /* the prefetch */
     ck_assert_uint_eq(t->dram_wr, 32);  /* the no_allocate store; discard wrote nothing back */
-    run_end(&r);
+    tests_run_end(&r);
 }
 END_TEST
 
 START_TEST(access_spanning_two_lines)
 {
-    struct run r;
-    run_start(&r, SEM_HARDWARE, NULL);
-    run_ok(&r, "R 0x70 32\nR 0x80 4\n");
+    struct tests_run r;
+    tests_run_start(&r, SEM_HARDWARE, NULL);
+    tests_run_ok(&r, "R 0x70 32\nR 0x80 4\n");
     const struct l2_counters *t = &r.sim.k[0].total;
     ck_assert_uint_eq(t->sectors, 3);
     ck_assert_uint_eq(t->line_miss, 2);
     ck_assert_uint_eq(t->sector_hits, 1); /* sector 0 of the second line */
     ck_assert_uint_eq(t->dram_rd, 64);
-    run_end(&r);
+    tests_run_end(&r);
 }
 END_TEST
 
 START_TEST(discard_full_lines_only)
 {
-    struct run r;
-    run_start(&r, SEM_HARDWARE, NULL);
+    struct tests_run r;
+    tests_run_start(&r, SEM_HARDWARE, NULL);
     /* 3 lines written; the discard covers line 1 fully, 0 and 2 partly */
-    run_ok(&r, "W 0 384\nD 0x40 256\nkernel after\nR 0 384\n");
+    tests_run_ok(&r, "W 0 384\nD 0x40 256\nkernel after\nR 0 384\n");
     const struct l2_counters *t = &r.sim.k[1].total;
     ck_assert_uint_eq(t->sectors, 12);
     ck_assert_uint_eq(t->sector_hits, 8);
     ck_assert_uint_eq(t->line_miss, 4);
     ck_assert_uint_eq(r.sim.k[0].total.dram_wr, 0);
-    run_end(&r);
+    tests_run_end(&r);
 }
 END_TEST
 
 START_TEST(window_scope)
 {
-    struct run r;
-    run_start(&r, SEM_HARDWARE, NULL);
-    run_ok(&r, "kernel before\n"
-               "window 0 64KiB 1.0 persisting streaming\n"
-               "R 0 128\n"                  /* kernel started before the window */
-               "kernel k2\n"
-               "R 0 128\n"                  /* in the window: persisting */
-               "R 0x10000 128\n"            /* just past it */
-               "R 0x80 128 evict_first\n"   /* tagged: its own priority */
-               "R 0x100 128 normal\n"       /* tagged: its own priority */
-               "window off\n"
-               "R 0x200 128\n"              /* k2 keeps its window */
-               "kernel other stream=1\n"
-               "R 0x300 128\n"              /* another stream */
-               "kernel k4\n"
-               "R 0x400 128\n");            /* after window off */
+    struct tests_run r;
+    tests_run_start(&r, SEM_HARDWARE, NULL);
+    tests_run_ok(&r, "kernel before\n"
+                     "window 0 64KiB 1.0 persisting streaming\n"
+                     "R 0 128\n"                  /* kernel started before the window */
+                     "kernel k2\n"
+                     "R 0 128\n"                  /* in the window: persisting */
+                     "R 0x10000 128\n"            /* just past it */
+                     "R 0x80 128 evict_first\n"   /* tagged: its own priority */
+                     "R 0x100 128 normal\n"       /* tagged: its own priority */
+                     "window off\n"
+                     "R 0x200 128\n"              /* k2 keeps its window */
+                     "kernel other stream=1\n"
+                     "R 0x300 128\n"              /* another stream */
+                     "kernel k4\n"
+                     "R 0x400 128\n");            /* after window off */
     ck_assert_uint_eq(r.sim.nk, 4);
     ck_assert_uint_eq(r.sim.k[0].prio[PRIO_EVICT_UNCHANGED].accesses, 1);
     ck_assert_uint_eq(r.sim.k[0].prio[PRIO_EVICT_LAST].accesses, 0);
@@ -268,21 +221,21 @@ START_TEST(window_scope)
     ck_assert_uint_eq(r.sim.k[2].prio[PRIO_EVICT_UNCHANGED].accesses, 1);
     ck_assert_uint_eq(r.sim.k[3].prio[PRIO_EVICT_UNCHANGED].accesses, 1);
     ck_assert_uint_eq(r.sim.k[3].prio[PRIO_EVICT_LAST].accesses, 0);
-    run_end(&r);
+    tests_run_end(&r);
 }
 END_TEST
 
 START_TEST(window_streams)
 {
-    struct run r;
-    run_start(&r, SEM_HARDWARE, NULL);
-    run_ok(&r, "window 0 1MiB 1.0 streaming normal stream=5\n"
-               "kernel s0\nR 0 128\n"
-               "kernel s5 stream=5\nR 0 128\nR 0x100000 128\n");
+    struct tests_run r;
+    tests_run_start(&r, SEM_HARDWARE, NULL);
+    tests_run_ok(&r, "window 0 1MiB 1.0 streaming normal stream=5\n"
+                     "kernel s0\nR 0 128\n"
+                     "kernel s5 stream=5\nR 0 128\nR 0x100000 128\n");
     ck_assert_uint_eq(r.sim.k[0].prio[PRIO_EVICT_FIRST].accesses, 0);
     ck_assert_uint_eq(r.sim.k[1].prio[PRIO_EVICT_FIRST].accesses, 1);
     ck_assert_uint_eq(r.sim.k[1].prio[PRIO_EVICT_UNCHANGED].accesses, 1);
-    run_end(&r);
+    tests_run_end(&r);
 }
 END_TEST
 
@@ -302,19 +255,19 @@ START_TEST(window_share)
 {
     /* hitRatio 0.5: documented 50% persisting, hardware 9/16 */
     char *text = sweep(0x1000000, 8000, "window 0x1000000 1MiB 0.5 persisting streaming\nkernel k\n", NULL);
-    struct run r;
-    run_start(&r, SEM_DOCUMENTED, NULL);
-    run_ok(&r, text);
+    struct tests_run r;
+    tests_run_start(&r, SEM_DOCUMENTED, NULL);
+    tests_run_ok(&r, text);
     double last = (double)r.sim.k[0].prio[PRIO_EVICT_LAST].accesses / 8000;
     double first = (double)r.sim.k[0].prio[PRIO_EVICT_FIRST].accesses / 8000;
     ck_assert_msg(last > 0.47 && last < 0.53, "documented share %f", last);
     ck_assert_msg(fabs(last + first - 1.0) < 1e-9, "every access is hitProp or missProp");
-    run_end(&r);
-    run_start(&r, SEM_HARDWARE, NULL);
-    run_ok(&r, text);
+    tests_run_end(&r);
+    tests_run_start(&r, SEM_HARDWARE, NULL);
+    tests_run_ok(&r, text);
     last = (double)r.sim.k[0].prio[PRIO_EVICT_LAST].accesses / 8000;
     ck_assert_msg(last > 0.5325 && last < 0.5925, "hardware share %f (9/16 expected)", last);
-    run_end(&r);
+    tests_run_end(&r);
     free(text);
 }
 END_TEST
@@ -324,39 +277,39 @@ START_TEST(semantics_libcu_interleaved)
     /* access_property(persisting, 0.5f, streaming): 1/16 applied in
      * hardware, 1/2 as documented. */
     char *text = sweep(0x2000000, 4000, "policy p interleaved persisting 0.5 streaming\n", "p");
-    struct run r;
-    run_start(&r, SEM_HARDWARE, NULL);
-    run_ok(&r, text);
+    struct tests_run r;
+    tests_run_start(&r, SEM_HARDWARE, NULL);
+    tests_run_ok(&r, text);
     double last = (double)r.sim.k[0].prio[PRIO_EVICT_LAST].accesses / 4000;
     ck_assert_msg(last > 0.04 && last < 0.085, "hardware share %f", last);
     ck_assert_uint_eq(r.sim.k[0].prio[PRIO_EVICT_LAST].accesses + r.sim.k[0].prio[PRIO_EVICT_FIRST].accesses,
                       4000);
-    run_end(&r);
-    run_start(&r, SEM_DOCUMENTED, NULL);
-    run_ok(&r, text);
+    tests_run_end(&r);
+    tests_run_start(&r, SEM_DOCUMENTED, NULL);
+    tests_run_ok(&r, text);
     last = (double)r.sim.k[0].prio[PRIO_EVICT_LAST].accesses / 4000;
     ck_assert_msg(last > 0.46 && last < 0.54, "documented share %f", last);
-    run_end(&r);
+    tests_run_end(&r);
     free(text);
 }
 END_TEST
 
 START_TEST(range_unspecified)
 {
-    struct run r;
-    run_start(&r, SEM_DOCUMENTED, NULL);
-    run_ok(&r, "policy rg range 0x100000 64KiB 256KiB persisting streaming api=ptx\n"
-               "R 0x100000 128 rg\n"  /* primary */
-               "R 0x0e0000 128 rg\n"  /* halo below: secondary */
-               "R 0x120000 128 rg\n"  /* above: secondary */
-               "R 0x140000 128 rg\n"  /* past base+total: unspecified */
-               "R 0x000000 128 rg\n"); /* far below: unspecified */
+    struct tests_run r;
+    tests_run_start(&r, SEM_DOCUMENTED, NULL);
+    tests_run_ok(&r, "policy rg range 0x100000 64KiB 256KiB persisting streaming api=ptx\n"
+                     "R 0x100000 128 rg\n"  /* primary */
+                     "R 0x0e0000 128 rg\n"  /* halo below: secondary */
+                     "R 0x120000 128 rg\n"  /* above: secondary */
+                     "R 0x140000 128 rg\n"  /* past base+total: unspecified */
+                     "R 0x000000 128 rg\n"); /* far below: unspecified */
     const struct l2_kstats *k = &r.sim.k[0];
     ck_assert_uint_eq(k->prio[PRIO_EVICT_LAST].accesses, 1);
     ck_assert_uint_eq(k->prio[PRIO_EVICT_FIRST].accesses, 2);
     ck_assert_uint_eq(k->total.unspecified, 2);
     ck_assert_uint_eq(tag_ctr(&r, 0, "rg").unspecified, 2);
-    run_end(&r);
+    tests_run_end(&r);
 }
 END_TEST
 
@@ -365,13 +318,13 @@ END_TEST
  * of the cache line, 0x1000, which is below the window base 0x1040.) */
 START_TEST(window_unaligned_base)
 {
-    struct run r;
-    run_start(&r, SEM_DOCUMENTED, NULL);
-    run_ok(&r, "window 0x1040 64 1.0 persisting streaming\n"
-               "kernel k\n"
-               "R 0x1040 64\n");
+    struct tests_run r;
+    tests_run_start(&r, SEM_DOCUMENTED, NULL);
+    tests_run_ok(&r, "window 0x1040 64 1.0 persisting streaming\n"
+                     "kernel k\n"
+                     "R 0x1040 64\n");
     ck_assert_uint_eq(r.sim.k[0].prio[PRIO_EVICT_LAST].accesses, 1);
-    run_end(&r);
+    tests_run_end(&r);
 }
 END_TEST
 
@@ -381,25 +334,26 @@ END_TEST
  * halo below base.) */
 START_TEST(range_documented_unaligned_base)
 {
-    struct run r;
-    run_start(&r, SEM_DOCUMENTED, NULL);
-    run_ok(&r, "policy rg range 0x100040 64 4KiB evict_last evict_first api=ptx\n"
-               "R 0x100040 64 rg\n");
+    struct tests_run r;
+    tests_run_start(&r, SEM_DOCUMENTED, NULL);
+    tests_run_ok(&r, "policy rg range 0x100040 64 4KiB evict_last evict_first api=ptx\n"
+                     "R 0x100040 64 rg\n");
     ck_assert_uint_eq(r.sim.k[0].prio[PRIO_EVICT_LAST].accesses, 1);
     ck_assert_uint_eq(r.sim.k[0].prio[PRIO_EVICT_FIRST].accesses, 0);
-    run_end(&r);
+    tests_run_end(&r);
 }
 END_TEST
 
 START_TEST(policy_override_wins)
 {
-    struct run r;
-    run_start(&r, SEM_HARDWARE, NULL);
-    ck_assert_msg(run_feed(&r, "policy hot interleaved evict_first 1.0 api=ptx\n", 1) == 0, "%s", r.e.msg);
-    run_ok(&r, "policy hot interleaved evict_last 1.0 api=ptx\n"
-               "policy cold interleaved evict_last 1.0 api=ptx\n"
-               "R 0 128 hot\n"
-               "R 0x1000 128 cold\n");
+    struct tests_run r;
+    tests_run_start(&r, SEM_HARDWARE, NULL);
+    ck_assert_msg(tests_run_feed(&r, "policy hot interleaved evict_first 1.0 api=ptx\n", l2_sim_policy_event) == 0,
+                  "%s", r.e.msg);
+    tests_run_ok(&r, "policy hot interleaved evict_last 1.0 api=ptx\n"
+                     "policy cold interleaved evict_last 1.0 api=ptx\n"
+                     "R 0 128 hot\n"
+                     "R 0x1000 128 cold\n");
     const struct l2_kstats *k = &r.sim.k[0];
     ck_assert_uint_eq(k->prio[PRIO_EVICT_FIRST].accesses, 1);
     ck_assert_uint_eq(k->prio[PRIO_EVICT_LAST].accesses, 1); /* cold, not overridden */
@@ -413,96 +367,97 @@ START_TEST(policy_override_wins)
             ck_assert_int_eq(r.sim.defs[i].pol.primary, PRIO_EVICT_FIRST);
         }
     ck_assert_uint_eq(hot_defs, 1);
-    run_end(&r);
+    tests_run_end(&r);
 }
 END_TEST
 
 START_TEST(policy_file_window_and_setaside)
 {
-    struct run r;
+    struct tests_run r;
     const char *kv[] = {"setaside=0", NULL};
-    run_start(&r, SEM_HARDWARE, kv);
-    ck_assert_msg(run_feed(&r, "window 0 1MiB 1.0 streaming normal\nsetaside 32768000\n", 1) == 0, "%s", r.e.msg);
+    tests_run_start(&r, SEM_HARDWARE, kv);
+    const char *pol = "window 0 1MiB 1.0 streaming normal\nsetaside 32768000\n";
+    ck_assert_msg(tests_run_feed(&r, pol, l2_sim_policy_event) == 0, "%s", r.e.msg);
     ck_assert_uint_eq(r.sim.l2.quota, 10);
-    run_ok(&r, "window 0 1MiB 1.0 persisting normal\n"
-               "setaside 0\n"
-               "kernel k\n"
-               "R 0 128\n");
+    tests_run_ok(&r, "window 0 1MiB 1.0 persisting normal\n"
+                     "setaside 0\n"
+                     "kernel k\n"
+                     "R 0 128\n");
     ck_assert_uint_eq(r.sim.k[0].prio[PRIO_EVICT_FIRST].accesses, 1);
     ck_assert_uint_eq(r.sim.k[0].prio[PRIO_EVICT_LAST].accesses, 0);
     ck_assert_uint_eq(r.sim.l2.setaside, 32768000); /* the trace's setaside is ignored */
     ck_assert_uint_eq(r.sim.l2.quota, 10);
     /* a policy file holds no accesses */
-    ck_assert_int_eq(run_feed(&r, "R 0 32\n", 1), -1);
+    ck_assert_int_eq(tests_run_feed(&r, "R 0 32\n", l2_sim_policy_event), -1);
     ASSERT_CONTAINS(r.e.msg, "policy file");
-    run_end(&r);
+    tests_run_end(&r);
 }
 END_TEST
 
 START_TEST(setaside_events)
 {
-    struct run r;
-    run_start(&r, SEM_HARDWARE, NULL);
+    struct tests_run r;
+    tests_run_start(&r, SEM_HARDWARE, NULL);
     ck_assert_uint_eq(r.sim.l2.quota, 3); /* H100 default 9830400 */
-    run_ok(&r, "setaside 0\n");
+    tests_run_ok(&r, "setaside 0\n");
     ck_assert_uint_eq(r.sim.l2.quota, 1);
-    run_ok(&r, "setaside 3276801\n");
+    tests_run_ok(&r, "setaside 3276801\n");
     ck_assert_uint_eq(r.sim.l2.quota, 2);
-    run_ok(&r, "setaside 32768000\n");
+    tests_run_ok(&r, "setaside 32768000\n");
     ck_assert_uint_eq(r.sim.l2.quota, 10);
-    ck_assert_int_eq(run_feed(&r, "setaside 32768001\n", 0), -1);
+    ck_assert_int_eq(tests_run_feed(&r, "setaside 32768001\n", l2_sim_event), -1);
     ASSERT_CONTAINS(r.e.msg, "exceeds the maximum");
     ck_assert_uint_eq(r.sim.l2.quota, 10);
-    ck_assert_int_eq(run_feed(&r, "setaside 32768001\n", 1), -1);
+    ck_assert_int_eq(tests_run_feed(&r, "setaside 32768001\n", l2_sim_policy_event), -1);
     ASSERT_CONTAINS(r.e.msg, "exceeds the maximum");
-    run_end(&r);
+    tests_run_end(&r);
 }
 END_TEST
 
 START_TEST(sm_bounds)
 {
-    struct run r;
+    struct tests_run r;
     const char *kv[] = {"sms=8", NULL};
-    run_start(&r, SEM_HARDWARE, kv);
-    run_ok(&r, "R 0 32 sm=7\n");
-    ck_assert_int_eq(run_feed(&r, "R 0 32 sm=8\n", 0), -1);
+    tests_run_start(&r, SEM_HARDWARE, kv);
+    tests_run_ok(&r, "R 0 32 sm=7\n");
+    ck_assert_int_eq(tests_run_feed(&r, "R 0 32 sm=8\n", l2_sim_event), -1);
     ASSERT_CONTAINS(r.e.msg, "sm=8 is not below sms = 8");
     ck_assert_uint_eq(r.sim.k[0].total.accesses, 1);
-    run_end(&r);
-    run_start(&r, SEM_HARDWARE, NULL);
-    run_ok(&r, "R 0 32 sm=131\n");
-    ck_assert_int_eq(run_feed(&r, "R 0 32 sm=132\n", 0), -1);
-    run_end(&r);
+    tests_run_end(&r);
+    tests_run_start(&r, SEM_HARDWARE, NULL);
+    tests_run_ok(&r, "R 0 32 sm=131\n");
+    ck_assert_int_eq(tests_run_feed(&r, "R 0 32 sm=132\n", l2_sim_event), -1);
+    tests_run_end(&r);
 }
 END_TEST
 
 START_TEST(reset_event)
 {
-    struct run r;
+    struct tests_run r;
     const char *kv[] = {"l2_size=4KiB", "ways=4", "partitions=1", "setaside=0", "setaside_max=4KiB", NULL};
-    run_start(&r, SEM_HARDWARE, kv);
+    tests_run_start(&r, SEM_HARDWARE, kv);
     /* one persisting line, then a normal sweep of 256 lines (8x the L2):
      * it survives; after reset it does not. */
     char *sw = sweep(0x100000, 256, "", "evict_normal");
-    run_ok(&r, "R 0 128 persisting\n");
-    run_ok(&r, sw);
-    run_ok(&r, "kernel check1\nR 0 128\n");
+    tests_run_ok(&r, "R 0 128 persisting\n");
+    tests_run_ok(&r, sw);
+    tests_run_ok(&r, "kernel check1\nR 0 128\n");
     ck_assert_uint_eq(r.sim.k[1].total.sector_hits, 4);
-    run_ok(&r, "reset\n");
-    run_ok(&r, sw);
-    run_ok(&r, "kernel check2\nR 0 128\n");
+    tests_run_ok(&r, "reset\n");
+    tests_run_ok(&r, sw);
+    tests_run_ok(&r, "kernel check2\nR 0 128\n");
     ck_assert_uint_eq(r.sim.k[2].total.sector_hits, 0);
     free(sw);
-    run_end(&r);
+    tests_run_end(&r);
 }
 END_TEST
 
 START_TEST(tags_defined_midway)
 {
     /* a policy defined after a kernel started still gets its own counters */
-    struct run r;
-    run_start(&r, SEM_HARDWARE, NULL);
-    run_ok(&r, "kernel k\nR 0 128\n");
+    struct tests_run r;
+    tests_run_start(&r, SEM_HARDWARE, NULL);
+    tests_run_ok(&r, "kernel k\nR 0 128\n");
     uint32_t ntag0 = r.sim.k[0].ntag;
     char text[4096] = "";
     for (int i = 0; i < 40; i++) {
@@ -511,12 +466,12 @@ START_TEST(tags_defined_midway)
                  0x10000 * (i + 1), i);
         strcat(text, line);
     }
-    run_ok(&r, text);
+    tests_run_ok(&r, text);
     ck_assert_uint_gt(r.sim.k[0].ntag, ntag0);
     ck_assert_uint_eq(tag_ctr(&r, 0, "p39").accesses, 1);
     ck_assert_uint_eq(tag_ctr(&r, 0, "p0").sectors, 4);
     ck_assert_uint_eq(r.sim.k[0].prio[PRIO_EVICT_FIRST].accesses, 40);
-    run_end(&r);
+    tests_run_end(&r);
 }
 END_TEST
 

@@ -3,9 +3,10 @@
  * times are worked out by hand below: a saturated DRAM queue, merged
  * misses, bounded MSHRs, far hits against near hits, a saturated partition
  * crossing, the per-SM limit of lines in flight, stores and write-backs,
- * bucket coarsening, lanes that merge into exactly one simulator's sums;
- * the @CYCLE field in text and binary traces; the estimates, histograms
- * and options of the reports.
+ * bucket coarsening, lanes that merge into exactly one simulator's sums,
+ * times and reports that repeat exactly (in one process and in two runs of
+ * the CLI); the @CYCLE field in text and binary traces; the estimates,
+ * histograms and options of the reports.
  *
  * Unless a test says otherwise: 1 GHz (a cycle is a nanosecond), no launch
  * time, near hit 10, far hit 20, DRAM 100 cycles; one partition, one L2
@@ -50,47 +51,18 @@ static const char *const TINY[] = {"l2_size=64KiB",
                                    "sm_bytes_per_clk=1048576",
                                    NULL};
 
-struct run {
-    struct l2_symtab syms;
-    struct l2_sim sim;
-    l2_err e;
-};
-
-/* TINY, then the `more` settings. */
-static void run_start(struct run *r, const char *const *more)
+/* A run of TINY, then the `more` settings. */
+static void tiny_start(struct tests_run *r, const char *const *more)
 {
     struct l2_config c;
     l2_config_defaults(&c);
     tests_config(&c, TINY);
     tests_config(&c, more);
-    ck_assert_msg(l2_config_check(&c, &r->e) == 0, "%s", r->e.msg);
-    ck_assert_int_eq(l2_symtab_init(&r->syms, &r->e), 0);
-    ck_assert_msg(l2_sim_init(&r->sim, &c, SEM_HARDWARE, &r->syms, &r->e) == 0, "%s", r->e.msg);
-}
-
-static void run_ok(struct run *r, const char *text)
-{
-    char path[64];
-    struct l2_trace *t;
-    struct l2_event ev;
-    tests_write_temp(path, sizeof path, text);
-    ck_assert_int_eq(l2_trace_open(&t, path, &r->syms, &r->e), 0);
-    int rc;
-    while ((rc = l2_trace_next(t, &ev, &r->e)) > 0)
-        ck_assert_msg(l2_sim_event(&r->sim, &ev, &r->e) == 0, "%s", r->e.msg);
-    ck_assert_msg(rc == 0, "%s", r->e.msg);
-    l2_trace_close(t);
-    unlink(path);
-}
-
-static void run_end(struct run *r)
-{
-    l2_sim_free(&r->sim);
-    l2_symtab_free(&r->syms);
+    tests_run_start_config(r, &c, SEM_HARDWARE);
 }
 
 /* The evaluated timing of kernel k. */
-static struct l2_keval eval(const struct run *r, uint32_t k)
+static struct l2_keval eval(const struct tests_run *r, uint32_t k)
 {
     struct l2_keval ev;
     ck_assert_uint_lt(k, r->sim.nk);
@@ -159,11 +131,11 @@ END_TEST
  * 100 + 16 = 116 cycles (bucket 0). */
 START_TEST(dram_queue_saturated)
 {
-    struct run r;
+    struct tests_run r;
     char tr[4096] = "kernel k\n";
-    run_start(&r, NULL);
+    tiny_start(&r, NULL);
     add_reads(tr, sizeof tr, 0x10000, 8, 0, 0);
-    run_ok(&r, tr);
+    tests_run_ok(&r, tr);
     struct l2_keval ev = eval(&r, 0);
     ck_assert_double_eq_tol(ev.cycles, 132, TOL);
     ck_assert_double_eq_tol(ev.est_ns, 132, TOL);
@@ -173,33 +145,33 @@ START_TEST(dram_queue_saturated)
     ck_assert_uint_eq(hist(&ev, LAT_NEAR, -1) + hist(&ev, LAT_FAR, -1), 0);
     ck_assert_double_eq_tol(mean_lat(&ev, LAT_MISS), 116, TOL);
     ck_assert_uint_eq(r.sim.k[0].time.requests, 8);
-    run_end(&r);
+    tests_run_end(&r);
 
     /* half the bandwidth, twice the queue: 64 + 100 */
     const char *const slow[] = {"dram_gbps=16", NULL};
-    run_start(&r, slow);
-    run_ok(&r, tr);
+    tiny_start(&r, slow);
+    tests_run_ok(&r, tr);
     ev = eval(&r, 0);
     ck_assert_double_eq_tol(ev.cycles, 164, TOL);
-    run_end(&r);
+    tests_run_end(&r);
 
     /* two channels sharing the same bandwidth: no faster, and no slower
      * than all lines on one channel */
     const char *const two[] = {"dram_channels=2", NULL};
-    run_start(&r, two);
-    run_ok(&r, tr);
+    tiny_start(&r, two);
+    tests_run_ok(&r, tr);
     ev = eval(&r, 0);
     ck_assert(ev.cycles >= 132 - TOL && ev.cycles <= 164 + TOL);
-    run_end(&r);
+    tests_run_end(&r);
 
     /* without @CYCLE the same misses are bandwidth-bound too: 32 + 100 */
     char tr2[4096] = "kernel k\n";
     add_reads(tr2, sizeof tr2, 0x10000, 8, 0, -1);
-    run_start(&r, NULL);
-    run_ok(&r, tr2);
+    tiny_start(&r, NULL);
+    tests_run_ok(&r, tr2);
     ev = eval(&r, 0);
     ck_assert_double_eq_tol(ev.cycles, 132, TOL);
-    run_end(&r);
+    tests_run_end(&r);
 }
 END_TEST
 
@@ -210,12 +182,12 @@ END_TEST
  * the kernel ends at 210. */
 START_TEST(merged_misses)
 {
-    struct run r;
-    run_start(&r, NULL);
-    run_ok(&r, "kernel k\n"
-               "R 0x10000 128 sm=0 @0\n"
-               "R 0x10000 128 sm=1 @0\n"
-               "R 0x10000 128 sm=0 @200\n");
+    struct tests_run r;
+    tiny_start(&r, NULL);
+    tests_run_ok(&r, "kernel k\n"
+                     "R 0x10000 128 sm=0 @0\n"
+                     "R 0x10000 128 sm=1 @0\n"
+                     "R 0x10000 128 sm=0 @200\n");
     struct l2_keval ev = eval(&r, 0);
     const struct l2_counters *c = &r.sim.k[0].total;
     ck_assert_uint_eq(c->sector_hits, 8);
@@ -227,36 +199,36 @@ START_TEST(merged_misses)
     ck_assert_double_eq_tol(mean_lat(&ev, LAT_MISS), 101, TOL);
     ck_assert_double_eq_tol(mean_lat(&ev, LAT_NEAR), 10, TOL);
     ck_assert_double_eq_tol(ev.cycles, 210, TOL);
-    run_end(&r);
+    tests_run_end(&r);
 
     /* The same without @CYCLE: a load is in flight while fewer than
      * sm_inflight (64) x the SMs seen lines have been issued since. */
-    run_start(&r, NULL);
-    run_ok(&r, "kernel k\nR 0x10000 128 sm=0\nR 0x10000 128 sm=0\n");
+    tiny_start(&r, NULL);
+    tests_run_ok(&r, "kernel k\nR 0x10000 128 sm=0\nR 0x10000 128 sm=0\n");
     ck_assert_uint_eq(r.sim.k[0].total.merged, 4);
-    run_end(&r);
+    tests_run_end(&r);
     char tr[16384] = "kernel k\nR 0x10000 128 sm=0\n";
     add_reads(tr, sizeof tr, 0x40000, 64, 0, -1);
     strcat(tr, "R 0x10000 128 sm=0\n");
-    run_start(&r, NULL);
-    run_ok(&r, tr);
+    tiny_start(&r, NULL);
+    tests_run_ok(&r, tr);
     ck_assert_uint_eq(r.sim.k[0].total.merged, 0);
-    run_end(&r);
+    tests_run_end(&r);
 
     /* Sector misses of a line in flight join its fill: with one MSHR, the
      * second half of the line takes none, and the kernel takes 4 + 100
      * cycles (DRAM, latency), not two MSHR turns of 100. */
     const char *const one[] = {"mshr_per_slice=1", NULL};
-    run_start(&r, one);
-    run_ok(&r, "kernel k\n"
-               "R 0x10000 64 sm=0 @0\n"
-               "R 0x10040 64 sm=0 @0\n");
+    tiny_start(&r, one);
+    tests_run_ok(&r, "kernel k\n"
+                     "R 0x10000 64 sm=0 @0\n"
+                     "R 0x10040 64 sm=0 @0\n");
     ev = eval(&r, 0);
     ck_assert_uint_eq(r.sim.k[0].total.merged, 0);
     ck_assert_uint_eq(r.sim.k[0].total.dram_rd, 128);
     ck_assert_double_eq_tol(ev.bound_ns[RES_MSHR], 100, TOL);
     ck_assert_double_eq_tol(ev.cycles, 104, TOL);
-    run_end(&r);
+    tests_run_end(&r);
 }
 END_TEST
 
@@ -264,33 +236,33 @@ END_TEST
  * turns, 200 cycles (DRAM alone would take 16 + 100). */
 START_TEST(mshr_bound)
 {
-    struct run r;
+    struct tests_run r;
     const char *const two[] = {"mshr_per_slice=2", NULL};
     char tr[1024] = "kernel k\n";
-    run_start(&r, two);
+    tiny_start(&r, two);
     add_reads(tr, sizeof tr, 0x20000, 4, 0, 0);
-    run_ok(&r, tr);
+    tests_run_ok(&r, tr);
     struct l2_keval ev = eval(&r, 0);
     ck_assert_double_eq_tol(ev.cycles, 200, TOL);
     ck_assert_double_eq_tol(ev.bound_ns[RES_MSHR], 200, TOL);
     /* the batch finds 0 to 200 cycles of MSHR backlog, 100 of which are
      * holding time: it waits (100^2 / 2) / 200 = 25 on average */
     ck_assert_double_eq_tol(mean_lat(&ev, LAT_MISS), 125, TOL);
-    run_end(&r);
+    tests_run_end(&r);
 
     /* the same without @CYCLE */
     char tr2[1024] = "kernel k\n";
     add_reads(tr2, sizeof tr2, 0x20000, 4, 0, -1);
-    run_start(&r, two);
-    run_ok(&r, tr2);
+    tiny_start(&r, two);
+    tests_run_ok(&r, tr2);
     ev = eval(&r, 0);
     ck_assert_double_eq_tol(ev.cycles, 200, TOL);
-    run_end(&r);
+    tests_run_end(&r);
 }
 END_TEST
 
 /* Lines by home partition: near_line's is 0, the far ones' 1. */
-static void find_lines(struct run *r, uint64_t *near_line, uint64_t *far, unsigned nfar)
+static void find_lines(struct tests_run *r, uint64_t *near_line, uint64_t *far, unsigned nfar)
 {
     unsigned n = 0;
     *near_line = UINT64_MAX;
@@ -310,10 +282,10 @@ static void find_lines(struct run *r, uint64_t *near_line, uint64_t *far, unsign
  * on average (4 cycles for its 128 bytes). */
 START_TEST(far_hit_costs_more)
 {
-    struct run r;
+    struct tests_run r;
     const char *const two[] = {"partitions=2", "sm_map=mod",   "lat_near_hit=200",
                                "lat_far_hit=340", "lat_dram=500", "l2_slices=2", NULL};
-    run_start(&r, two);
+    tiny_start(&r, two);
     uint64_t near_line, far[2];
     find_lines(&r, &near_line, far, 2);
     char tr[1024];
@@ -327,7 +299,7 @@ START_TEST(far_hit_costs_more)
              "R 0x%llx 128 sm=0 @0\n",
              (unsigned long long)near_line << 7, (unsigned long long)far[0] << 7, (unsigned long long)near_line << 7,
              (unsigned long long)far[0] << 7, (unsigned long long)far[1] << 7);
-    run_ok(&r, tr);
+    tests_run_ok(&r, tr);
     struct l2_keval ev = eval(&r, 1);
     const struct l2_counters *c = &r.sim.k[1].total;
     ck_assert_uint_eq(c->sector_hits, 8);
@@ -343,7 +315,7 @@ START_TEST(far_hit_costs_more)
     /* the far hit and the far miss crossed, 128 bytes each, both into
      * partition 0: 256 bytes through one link at 1 MiB a cycle */
     ck_assert_double_eq_tol(ev.bound_ns[RES_XBAR] * 1048576, 256, TOL);
-    run_end(&r);
+    tests_run_end(&r);
 }
 END_TEST
 
@@ -352,9 +324,9 @@ END_TEST
  * 16 cycles, then 20 of latency.  They wait 8 on average. */
 START_TEST(crossing_saturated)
 {
-    struct run r;
+    struct tests_run r;
     const char *const two[] = {"partitions=2", "sm_map=mod", "l2_slices=2", "xbar_bytes_per_clk=32", NULL};
-    run_start(&r, two);
+    tiny_start(&r, two);
     uint64_t near_line, far[4];
     find_lines(&r, &near_line, far, 4);
     char tr[1024] = "kernel warm\n";
@@ -364,13 +336,13 @@ START_TEST(crossing_saturated)
     for (unsigned i = 0; i < 4; i++)
         snprintf(tr + strlen(tr), sizeof tr - strlen(tr), "R 0x%llx 128 sm=0 @0\n",
                  (unsigned long long)far[i] << 7);
-    run_ok(&r, tr);
+    tests_run_ok(&r, tr);
     struct l2_keval ev = eval(&r, 1);
     ck_assert_uint_eq(hist(&ev, LAT_FAR, -1), 16);
     ck_assert_double_eq_tol(ev.bound_ns[RES_XBAR], 16, TOL);
     ck_assert_double_eq_tol(ev.cycles, 36, TOL);
     ck_assert_double_eq_tol(mean_lat(&ev, LAT_FAR), 28, TOL);
-    run_end(&r);
+    tests_run_end(&r);
 }
 END_TEST
 
@@ -379,14 +351,14 @@ END_TEST
  * cycles, and six misses of 100 take 300 (DRAM alone: 6 x 4 + 100). */
 START_TEST(inflight_per_sm)
 {
-    struct run r;
+    struct tests_run r;
     const char *const two[] = {"sm_inflight=2", NULL};
     char tr[4096] = "kernel warm\n";
-    run_start(&r, two);
+    tiny_start(&r, two);
     add_reads(tr, sizeof tr, 0x30000, 6, 0, -1);
     strcat(tr, "kernel k\n");
     add_reads(tr, sizeof tr, 0x30000, 6, 0, -1);
-    run_ok(&r, tr);
+    tests_run_ok(&r, tr);
     struct l2_keval ev = eval(&r, 0);
     ck_assert_double_eq_tol(ev.cycles, 300, TOL);
     ck_assert_double_eq_tol(ev.bound_ns[RES_SLOT], 300, TOL);
@@ -395,7 +367,7 @@ START_TEST(inflight_per_sm)
     ck_assert_uint_eq(hist(&ev, LAT_NEAR, 0), 24);
     ck_assert_double_eq_tol(mean_lat(&ev, LAT_NEAR), 10, TOL);
     ck_assert_uint_eq(r.sim.k[1].time.requests, 6);
-    run_end(&r);
+    tests_run_end(&r);
 
     /* spread over two SMs, half the time */
     char tr2[4096] = "kernel warm\n";
@@ -403,20 +375,20 @@ START_TEST(inflight_per_sm)
     strcat(tr2, "kernel k\n");
     add_reads(tr2, sizeof tr2, 0x30000, 3, 0, -1);
     add_reads(tr2, sizeof tr2, 0x30000 + 3 * 128, 3, 1, -1);
-    run_start(&r, two);
-    run_ok(&r, tr2);
+    tiny_start(&r, two);
+    tests_run_ok(&r, tr2);
     ev = eval(&r, 1);
     ck_assert_double_eq_tol(ev.cycles, 15, TOL);
-    run_end(&r);
+    tests_run_end(&r);
 
     /* @CYCLE gives the issue times: no slot limit, and a late issue
      * stretches the kernel to 1000 + 10 */
-    run_start(&r, two);
-    run_ok(&r, "kernel warm\nR 0x30000 128 sm=0\nkernel k\n"
-               "R 0x30000 128 sm=0 @0\nR 0x30000 128 sm=0 @0\nR 0x30000 128 sm=0 @0\nR 0x30000 128 sm=0 @1000\n");
+    tiny_start(&r, two);
+    tests_run_ok(&r, "kernel warm\nR 0x30000 128 sm=0\nkernel k\n"
+                     "R 0x30000 128 sm=0 @0\nR 0x30000 128 sm=0 @0\nR 0x30000 128 sm=0 @0\nR 0x30000 128 sm=0 @1000\n");
     ev = eval(&r, 1);
     ck_assert_double_eq_tol(ev.cycles, 1010, TOL);
-    run_end(&r);
+    tests_run_end(&r);
 }
 END_TEST
 
@@ -424,10 +396,10 @@ END_TEST
  * accesses takes launch_ns. */
 START_TEST(estimate_units)
 {
-    struct run r;
+    struct tests_run r;
     const char *const more[] = {"clock_mhz=2000", "launch_ns=1500", NULL};
-    run_start(&r, more);
-    run_ok(&r, "kernel empty\nkernel k\nR 0x10000 128 sm=0 @0\n");
+    tiny_start(&r, more);
+    tests_run_ok(&r, "kernel empty\nkernel k\nR 0x10000 128 sm=0 @0\n");
     struct l2_keval ev = eval(&r, 0);
     ck_assert_double_eq_tol(ev.cycles, 0, TOL);
     ck_assert_double_eq_tol(ev.est_ns, 1500, TOL);
@@ -435,7 +407,7 @@ START_TEST(estimate_units)
     ev = eval(&r, 1);
     ck_assert_double_eq_tol(ev.cycles, 108, TOL);
     ck_assert_double_eq_tol(ev.est_ns, 1554, TOL);
-    run_end(&r);
+    tests_run_end(&r);
 }
 END_TEST
 
@@ -444,15 +416,15 @@ END_TEST
  * 100 of latency. */
 START_TEST(stores_and_writebacks)
 {
-    struct run r;
+    struct tests_run r;
     const char *const one_set[] = {"l2_size=2KiB", NULL}; /* 1 set of 16 ways */
-    run_start(&r, one_set);
+    tiny_start(&r, one_set);
     char tr[8192] = "kernel st\n";
     for (unsigned i = 0; i < 16; i++)
         snprintf(tr + strlen(tr), sizeof tr - strlen(tr), "W 0x%x 128 sm=0 @0\n", 0x40000 + 128 * i);
     strcat(tr, "kernel ld\n");
     add_reads(tr, sizeof tr, 0x80000, 4, 0, 0);
-    run_ok(&r, tr);
+    tests_run_ok(&r, tr);
     struct l2_keval ev = eval(&r, 0);
     ck_assert_double_eq_tol(ev.bound_ns[RES_DRAM], 0, TOL);
     ck_assert_uint_eq(hist(&ev, LAT_NEAR, 0), 64);
@@ -461,22 +433,22 @@ START_TEST(stores_and_writebacks)
     ck_assert_uint_eq(r.sim.k[1].total.dram_wr, 4 * 128);
     ck_assert_double_eq_tol(ev.bound_ns[RES_DRAM], 32, TOL);
     ck_assert_double_eq_tol(ev.cycles, 132, TOL);
-    run_end(&r);
+    tests_run_end(&r);
 }
 END_TEST
 
 /* More lines than buckets: the buckets coarsen and keep every sum. */
 START_TEST(buckets_coarsen)
 {
-    struct run r;
+    struct tests_run r;
     char *tr = malloc(65536);
     ck_assert_ptr_nonnull(tr);
     strcpy(tr, "kernel k\n");
     add_reads(tr, 65536, 0x100000, 100, 0, -1);
     for (unsigned i = 0; i < 100; i++)
         snprintf(tr + strlen(tr), 65536 - strlen(tr), "R 0x%x 128 sm=1 @%u\n", 0x200000 + 128 * i, 7 * i);
-    run_start(&r, NULL);
-    run_ok(&r, tr);
+    tiny_start(&r, NULL);
+    tests_run_ok(&r, tr);
     const struct l2_ktime *t = &r.sim.k[0].time;
     ck_assert_uint_eq(t->pos, 100);
     ck_assert_uint_eq(t->oshift, 3); /* 16 buckets of 8 lines */
@@ -495,7 +467,7 @@ START_TEST(buckets_coarsen)
      * bucket's lines are taken to arrive with its last one: 672, 679, 686
      * and 693 at 693, with the queue empty: 693 + 4 x 4 + 100. */
     ck_assert_double_eq_tol(ev.cycles, 809, TOL);
-    run_end(&r);
+    tests_run_end(&r);
     free(tr);
 }
 END_TEST
@@ -514,15 +486,15 @@ START_TEST(lanes_merge_exactly)
     add_reads(tr, 1 << 17, 0x100000, 200, 1, 5);
     add_reads(tr, 1 << 17, 0x180000, 20, 0, 900);
     add_reads(tr, 1 << 17, 0x180000, 20, 1, 900);
-    struct run one;
-    run_start(&one, two);
-    run_ok(&one, tr);
+    struct tests_run one;
+    tiny_start(&one, two);
+    tests_run_ok(&one, tr);
     for (unsigned lanes = 2; lanes <= 3; lanes++) {
-        struct run lane[3];
+        struct tests_run lane[3];
         for (unsigned i = 0; i < lanes; i++) {
-            run_start(&lane[i], two);
+            tiny_start(&lane[i], two);
             l2_sim_set_lane(&lane[i].sim, i, lanes);
-            run_ok(&lane[i], tr);
+            tests_run_ok(&lane[i], tr);
         }
         for (unsigned i = 1; i < lanes; i++)
             ck_assert_int_eq(l2_sim_merge_lane(&lane[0].sim, &lane[i].sim), 0);
@@ -536,34 +508,93 @@ START_TEST(lanes_merge_exactly)
             ck_assert_uint_eq(lane[0].sim.k[k].time.requests, one.sim.k[k].time.requests);
         }
         for (unsigned i = 0; i < lanes; i++)
-            run_end(&lane[i]);
+            tests_run_end(&lane[i]);
     }
     ck_assert(one.sim.k[1].total.merged > 0);
-    run_end(&one);
+    tests_run_end(&one);
     free(tr);
 }
 END_TEST
 
-/* The same trace gives the same times. */
+/* Runs `l2sim ARGS` (see tests_cli) with glibc filling the memory it
+ * allocates and frees with bytes from `perturb` (MALLOC_PERTURB_), so that
+ * output that reads memory never written differs between runs. */
+static int cli_perturbed(const char *args, const char *perturb, char **out)
+{
+    ck_assert_int_eq(setenv("MALLOC_PERTURB_", perturb, 1), 0);
+    int st = tests_cli(args, out);
+    ck_assert_int_eq(unsetenv("MALLOC_PERTURB_"), 0);
+    return st;
+}
+
+/* Fails unless outputs a and b are the same bytes, showing where they
+ * first differ. */
+static void same_output(const char *what, const char *a, const char *b)
+{
+    size_t i = 0;
+    while (a[i] && a[i] == b[i])
+        i++;
+    ck_assert_msg(a[i] == b[i], "%s: the outputs differ from byte %zu: \"%.60s\" against \"%.60s\"", what, i, a + i,
+                  b + i);
+}
+
+/* The same trace gives the same times: in one process, the same evaluated
+ * times to the last bit (reports round them); in two processes of the
+ * CLI (other addresses, other contents of memory never written), the same
+ * reports byte for byte, histograms included. */
 START_TEST(deterministic)
 {
-    char tr[8192] = "kernel a\n";
+    char tr[8192] = "policy hot interleaved persisting 0.5 streaming api=ptx\n"
+                    "kernel a\n";
     add_reads(tr, sizeof tr, 0x10000, 20, 0, -1);
     add_reads(tr, sizeof tr, 0x10000, 20, 1, -1);
-    strcat(tr, "kernel b\n");
+    strcat(tr, "window 0x10000 4KiB 0.5 persisting streaming stream=1\n"
+               "kernel b stream=1\n");
     add_reads(tr, sizeof tr, 0x10000, 40, 1, -1);
-    struct run a, b;
-    run_start(&a, NULL);
-    run_start(&b, NULL);
-    run_ok(&a, tr);
-    run_ok(&b, tr);
+    strcat(tr, "R 0x40000 4096 hot sm=0 @10\n"
+               "W 0x50000 512 sm=1 @20\n");
+    struct tests_run a, b;
+    tiny_start(&a, NULL);
+    tiny_start(&b, NULL);
+    tests_run_ok(&a, tr);
+    tests_run_ok(&b, tr);
     for (uint32_t k = 0; k < 2; k++) {
         struct l2_keval x = eval(&a, k), y = eval(&b, k);
         ck_assert(memcmp(&x, &y, sizeof x) == 0);
         ck_assert(x.cycles > 0);
     }
-    run_end(&a);
-    run_end(&b);
+    tests_run_end(&a);
+    tests_run_end(&b);
+
+    /* the CLI on TINY (as a --config file), each output twice; the files
+     * are removed before the first assertion */
+    static const char *const opts[] = {"--histogram", "--json", "--csv", "--threads 2 --histogram"};
+    static const char *const shows[] = {"latency, prio evict_last: sectors by latency",
+                                        "\"evict_last\": {\"near_hit\": [", "\n2,b,1,",
+                                        "latency, prio evict_last: sectors by latency"};
+    static const char *const perturb[2] = {"85", "170"};
+    enum { NOPT = sizeof opts / sizeof opts[0] };
+    char cfg[1024] = "", cpath[64], tpath[64], args[256], *out[NOPT][2];
+    int st[NOPT][2];
+    for (const char *const *kv = TINY; *kv; kv++)
+        snprintf(cfg + strlen(cfg), sizeof cfg - strlen(cfg), "%s\n", *kv);
+    tests_write_temp(cpath, sizeof cpath, cfg);
+    tests_write_temp(tpath, sizeof tpath, tr);
+    for (unsigned i = 0; i < NOPT; i++) {
+        snprintf(args, sizeof args, "run --config %s %s %s", cpath, opts[i], tpath);
+        for (unsigned j = 0; j < 2; j++)
+            st[i][j] = cli_perturbed(args, perturb[j], &out[i][j]);
+    }
+    unlink(cpath);
+    unlink(tpath);
+    for (unsigned i = 0; i < NOPT; i++) {
+        for (unsigned j = 0; j < 2; j++)
+            ck_assert_msg(st[i][j] == 0, "l2sim run %s: exit status %d:\n%.1000s", opts[i], st[i][j], out[i][j]);
+        ck_assert_msg(strstr(out[i][0], shows[i]), "l2sim run %s: no \"%s\" in the output", opts[i], shows[i]);
+        same_output(opts[i], out[i][0], out[i][1]);
+        free(out[i][0]);
+        free(out[i][1]);
+    }
 }
 END_TEST
 
@@ -846,15 +877,15 @@ static char *report(const struct l2_sim *s, int kind, int histogram)
 
 START_TEST(report_fields)
 {
-    struct run r;
+    struct tests_run r;
     const char *const more[] = {"launch_ns=1000", NULL};
     char tr[4096] = "kernel k\n";
-    run_start(&r, more);
+    tiny_start(&r, more);
     add_reads(tr, sizeof tr, 0x10000, 8, 0, 0);
     strcat(tr, "kernel hot\n");
     add_reads(tr, sizeof tr, 0x10000, 8, 0, 0);
     strcat(tr, "R 0x10000 128 evict_last sm=0 @0\n");
-    run_ok(&r, tr);
+    tests_run_ok(&r, tr);
 
     char *t = report(&r.sim, 0, 0);
     HAS(t, "lat-cyc");
@@ -869,7 +900,8 @@ START_TEST(report_fields)
     char row[128];
     snprintf(row, sizeof row, "    %-13s %11s %11s %11s\n", "cycles", "near_hit", "far_hit", "miss");
     HAS(t, row);
-    snprintf(row, sizeof row, "    %-13s %11d %11d %11d  %s\n", "0-127", 0, 0, 32, "########################################");
+    snprintf(row, sizeof row, "    %-13s %11d %11d %11d  %s\n", "0-127", 0, 0, 32,
+             "########################################");
     HAS(t, row);
     snprintf(row, sizeof row, "    %-13s %11.2f %11.2f %11.2f\n", "share %", 0.0, 0.0, 100.0);
     HAS(t, row);
@@ -893,7 +925,7 @@ START_TEST(report_fields)
     HAS(t, ",unspecified_accesses,merged_sectors,hit_rate,near_hit_rate,read_hit_rate,est_ns\n");
     HAS(t, ",1132.0\n");
     free(t);
-    run_end(&r);
+    tests_run_end(&r);
 }
 END_TEST
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "sim.h"
 #include "symtab.h"
 #include "trace.h"
 
@@ -51,6 +52,72 @@ static inline void tests_config(struct l2_config *c, const char *const *kv)
     l2_err e;
     for (; kv && *kv; kv++)
         ck_assert_msg(l2_config_set(c, *kv, &e) == 0, "%s: %s", *kv, e.msg);
+}
+
+/* One simulated variant over its own symbol table, fed trace texts. */
+struct tests_run {
+    struct l2_symtab syms;
+    struct l2_sim sim;
+    l2_err e;         /* the last error */
+    uint64_t records; /* events read by tests_run_feed since the start */
+};
+
+/* Starts a run of configuration `c` (which must pass l2_config_check)
+ * under semantics `sem`. */
+static inline void tests_run_start_config(struct tests_run *r, const struct l2_config *c, enum l2_semantics sem)
+{
+    r->records = 0;
+    ck_assert_msg(l2_config_check(c, &r->e) == 0, "%s", r->e.msg);
+    ck_assert_int_eq(l2_symtab_init(&r->syms, &r->e), 0);
+    ck_assert_msg(l2_sim_init(&r->sim, c, sem, &r->syms, &r->e) == 0, "%s", r->e.msg);
+}
+
+/* Starts a run of the default (H100) configuration plus the key=value
+ * settings of `kv` (NULL: none). */
+static inline void tests_run_start(struct tests_run *r, enum l2_semantics sem, const char *const *kv)
+{
+    struct l2_config c;
+    l2_config_defaults(&c);
+    tests_config(&c, kv);
+    tests_run_start_config(r, &c, sem);
+}
+
+/* Reads `text` as a trace, each event into `feed`: l2_sim_event, or
+ * l2_sim_policy_event to read it as a --policy file.  Counts the events
+ * read in r->records.  Returns 0, or -1 with r->e set at the first event
+ * that cannot be read or fed. */
+static inline int tests_run_feed(struct tests_run *r, const char *text,
+                                 int (*feed)(struct l2_sim *, const struct l2_event *, l2_err *))
+{
+    char path[64];
+    struct l2_trace *t;
+    struct l2_event ev;
+    tests_write_temp(path, sizeof path, text);
+    ck_assert_msg(l2_trace_open(&t, path, &r->syms, &r->e) == 0, "%s", r->e.msg);
+    int rc;
+    while ((rc = l2_trace_next(t, &ev, &r->e)) > 0) {
+        r->records++;
+        if (feed(&r->sim, &ev, &r->e) != 0) {
+            rc = -1;
+            break;
+        }
+    }
+    l2_trace_close(t);
+    unlink(path);
+    return rc < 0 ? -1 : 0;
+}
+
+/* Feeds `text` as a trace; fails the test at the first error. */
+static inline void tests_run_ok(struct tests_run *r, const char *text)
+{
+    ck_assert_msg(tests_run_feed(r, text, l2_sim_event) == 0, "trace failed: %s", r->e.msg);
+}
+
+/* Frees the simulator and its symbol table. */
+static inline void tests_run_end(struct tests_run *r)
+{
+    l2_sim_free(&r->sim);
+    l2_symtab_free(&r->syms);
 }
 
 /* The l2sim binary under test: $L2SIM (`make unit` sets it), else
