@@ -292,6 +292,12 @@ static inline unsigned l2_cache_lru(const struct l2_geom g, const uint8_t *r, ui
 #endif
 }
 
+/* FIRST lines `set` holds before they go first: first_ways, +1 in first_frac / 2^16 of the sets, spread evenly. */
+static inline uint32_t l2_cache_first_cap(const struct l2_cache *c, uint32_t set)
+{
+    return c->first_ways + (((set * 0x9e3779b9u) >> 16) < c->first_frac);
+}
+
 /* Slot of the victim for a fill into `set`. */
 static inline uint64_t l2_cache_victim_g(const struct l2_cache *c, const struct l2_geom g, uint32_t set)
 {
@@ -306,7 +312,7 @@ static inline uint64_t l2_cache_victim_g(const struct l2_cache *c, const struct 
      * they age like normal lines (rank 1), and so do evict_last lines
      * beyond the quota; evict_last lines within the quota go last (2). */
     uint32_t nfirst = (uint32_t)l2_popcount32(m->first);
-    uint32_t cap = c->first_ways + (((set * 0x9e3779b9u) >> 16) < c->first_frac);
+    uint32_t cap = l2_cache_first_cap(c, set);
     uint32_t rank2 = (uint32_t)l2_popcount32(m->last) > c->quota ? 0 : m->last;
     uint32_t cand = nfirst && nfirst >= cap ? m->first : g.all & ~rank2;
     if (!cand)

@@ -1,7 +1,8 @@
 /*
  * test_cache.c - one tag array (struct l2_cache): victim order between
  * invalid ways and the FIRST / NORMAL / LAST classes, the set-aside
- * quota, and demotion.  Worked by hand on 1 set x 4 ways.
+ * quota, and demotion, worked by hand on 1 set x 4 ways; the per-set
+ * evict_first cap; a plain model of the victim choice.
  */
 #include "tests.h"
 
@@ -248,7 +249,8 @@ static unsigned ref_victim(const struct ref_cache *r, uint32_t set)
             return w;
         n[r->cls[set][w]]++;
     }
-    unsigned cap = r->first_ways + (((set * 0x9e3779b9u) >> 16) < r->first_frac);
+    const struct l2_cache k = {.first_ways = r->first_ways, .first_frac = r->first_frac};
+    unsigned cap = l2_cache_first_cap(&k, set); /* pinned on its own by first_cap_share_spread */
     unsigned rank[L2_NCLASS] = {n[CLS_FIRST] && n[CLS_FIRST] >= cap ? 0 : 1, 1, n[CLS_LAST] > r->quota ? 1 : 2};
     unsigned best = 0;
     for (unsigned w = 1; w < r->ways; w++) {
@@ -320,6 +322,57 @@ static void differential(uint32_t ways)
     l2_cache_free(&d);
 }
 
+/* |got - n * f / 2^16| <= tol for `got` of `n` sets with the cap first_ways + 1 at first_frac f. */
+static void check_share(const char *what, uint32_t i, uint32_t got, uint32_t n, uint32_t f, uint32_t tol)
+{
+    int64_t dev = (int64_t)got * 65536 - (int64_t)n * f;
+    ck_assert_msg((dev < 0 ? -dev : dev) <= (int64_t)tol * 65536,
+                  "first_frac %u, %s %u: %u of %u sets +1, want %.1f +-%u", f, what, i, got, n, n * (f / 65536.0), tol);
+}
+
+/* The per-set evict_first cap on its own (the plain model above uses the
+ * very function): first_ways, or first_ways + 1 in a share first_frac / 2^16
+ * of the sets, none at 0; that share holds over all the sets, over each
+ * eighth of them and over each run of 128, so the +1 sets are spread
+ * evenly rather than in blocks; and a set's cap is the same every time. */
+START_TEST(first_cap_share_spread)
+{
+    enum { SETS = 12800, EIGHTH = SETS / 8, RUN = 128 };
+    static const uint32_t fracs[] = {0, 16384, 32768, 58982}; /* 0, 1/4, 1/2, 0.9 of 2^16 */
+    static uint8_t plus[SETS];
+    for (uint32_t whole = 0; whole <= 2; whole += 2) {
+        for (unsigned i = 0; i < sizeof fracs / sizeof fracs[0]; i++) {
+            struct l2_cache k = {.sets = SETS, .first_ways = whole, .first_frac = fracs[i]};
+            uint32_t f = fracs[i], n = 0, eighth[8] = {0}, run = 0, outside = 0, changed = 0;
+            for (uint32_t set = 0; set < SETS; set++) {
+                uint32_t cap = l2_cache_first_cap(&k, set);
+                outside += cap < whole || cap > whole + 1;
+                plus[set] = cap == whole + 1;
+                n += plus[set];
+                eighth[set / EIGHTH] += plus[set];
+                run += plus[set];
+                if (set % RUN == RUN - 1) {
+                    check_share("run", set / RUN, run, RUN, f, 8);
+                    run = 0;
+                }
+            }
+            ck_assert_uint_eq(outside, 0);
+            if (f == 0)
+                ck_assert_uint_eq(n, 0);
+            check_share("all", 0, n, SETS, f, 24);
+            for (uint32_t e = 0; e < 8; e++)
+                check_share("eighth", e, eighth[e], EIGHTH, f, 12);
+            /* again, backwards, on a copy with other fields changed */
+            struct l2_cache k2 = k;
+            k2.quota = 3;
+            for (uint32_t set = SETS; set-- > 0;)
+                changed += l2_cache_first_cap(&k2, set) != whole + plus[set];
+            ck_assert_uint_eq(changed, 0);
+        }
+    }
+}
+END_TEST
+
 START_TEST(matches_plain_model)
 {
     differential(16);
@@ -343,6 +396,7 @@ Suite *cache_suite(void)
     tcase_add_test(tc, all_last_beyond_quota);
     tcase_add_test(tc, demote_all);
     tcase_add_test(tc, sets_are_independent);
+    tcase_add_test(tc, first_cap_share_spread);
     tcase_add_test(tc, matches_plain_model);
     suite_add_tcase(s, tc);
     return s;
