@@ -27,7 +27,8 @@ struct cfg_key {
     const char *help;
 };
 
-#define KEY_ROW(f, t, mn, mx, def, en, help) {#f, t, offsetof(struct l2_config, f), (uint64_t)(mn), (uint64_t)(mx), en, help},
+#define KEY_ROW(f, t, mn, mx, def, en, help)                                                                   \
+    {#f, t, offsetof(struct l2_config, f), (uint64_t)(mn), (uint64_t)(mx), en, help},
 static const struct cfg_key keys[] = {L2_CONFIG_KEYS(KEY_ROW)};
 #define NKEYS L2_ARRAY_LEN(keys)
 

@@ -31,7 +31,7 @@ enum l2_smmap { L2_SMMAP_LIST(L2_X_ENUM) L2_NSMMAP };
  * enum_names is the name table.
  */
 #define L2_CONFIG_KEYS(X)                                                                       \
-    X(name, CFG_STR, 0, 0, "H100 SXM5 80GB (built-in defaults)", NULL, "GPU name shown in reports")                       \
+    X(name, CFG_STR, 0, 0, "H100 SXM5 80GB (built-in defaults)", NULL, "GPU name shown in reports")          \
     X(l2_size, CFG_BYTES, 128, 1ULL << 40, 50ULL << 20, NULL,                                 \
       "total L2 capacity (all partitions); need not be a power of two")                         \
     X(line_size, CFG_BYTES, 32, 1024, 128, NULL, "cache line size, a power of two")             \
@@ -45,12 +45,14 @@ enum l2_smmap { L2_SMMAP_LIST(L2_X_ENUM) L2_NSMMAP };
     X(far_copy, CFG_UINT, 0, 1, 1, NULL,                                                        \
       "1: a load served by the far (home) partition leaves a copy in the near one")             \
     X(set_hash, CFG_ENUM, 0, 0, SETHASH_MIX, &sethash_enum,                                  \
-      "set index: mix (a hash of each line) or stripe (consecutive lines in consecutive sets within hash_chunk runs); the home partition is hashed per line") \
+      "set index: mix (a hash of each line) or stripe (consecutive lines in consecutive sets within "             \
+      "hash_chunk runs); the home partition is hashed per line")                                                \
     X(hash_chunk, CFG_BYTES, 128, 1ULL << 40, 128ULL << 20, NULL,                               \
       "set_hash = stripe: bytes of the runs of consecutive lines (a power of two)")           \
     X(hash_seed, CFG_UINT, 0, UINT32_MAX, 0, NULL, "seed of the set-index and home hashes")     \
     X(first_ways, CFG_DOUBLE, 0, 32, 1.0, NULL,                                                 \
-      "evict_first lines a set holds before they are its first victims (below that they age like normal lines); a fraction f above n means a share f of the sets allows n+1") \
+      "evict_first lines a set holds before they are its first victims (below that they age like normal "      \
+      "lines); a fraction f above n means a share f of the sets allows n+1")                                    \
     X(setaside, CFG_BYTES, 0, 1ULL << 40, 9830400, NULL,                                              \
       "persisting set-aside in force when the trace starts (cudaLimitPersistingL2CacheSize)")   \
     X(setaside_max, CFG_BYTES, 0, 1ULL << 40, 32768000, NULL,                                          \

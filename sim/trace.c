@@ -76,8 +76,9 @@ const char *l2_kernel_name_reserved(const char *s, size_t n)
 int l2_prefetch_tag_check(uint32_t tag, l2_err *e)
 {
     enum l2_prio p = l2_builtin_prio(tag); /* evict_unchanged for a policy */
-    return p == PRIO_EVICT_LAST || p == PRIO_EVICT_NORMAL ? 0
-                                                          : l2_fail(e, "prefetch needs the tag evict_last or evict_normal");
+    if (p == PRIO_EVICT_LAST || p == PRIO_EVICT_NORMAL)
+        return 0;
+    return l2_fail(e, "prefetch needs the tag evict_last or evict_normal");
 }
 
 int l2_trace_next(struct l2_trace *t, struct l2_event *ev, l2_err *e)

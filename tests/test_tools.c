@@ -79,7 +79,8 @@ static const char *nvcc(void)
 START_TEST(scengen_rejects_what_l2sim_rejects)
 {
     const char *g = tests_built("scengen");
-    static const char *const steps[] = {"window(B,24,0.5,evict_unchanged,streaming)", "window(B,0,0.5,persisting,streaming)"};
+    static const char *const steps[] = {"window(B,24,0.5,evict_unchanged,streaming)",
+                                        "window(B,0,0.5,persisting,streaming)"};
     for (size_t i = 0; i < 2; i++) {
         char cmd[1024];
         snprintf(cmd, sizeof cmd, "%s --setaside 0 --steps '%s; B:16:ld:plain*' 2>&1 >/dev/null", g, steps[i]);

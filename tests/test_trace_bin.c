@@ -763,8 +763,8 @@ START_TEST(cli_convert_and_pipes)
     tmp_path(b2);
     tmp_path(gz);
     tmp_path(zs);
-    snprintf(cmd, sizeof cmd, "%s convert %s %s && %s convert %s %s && %s convert %s %s", tests_l2sim(), tp, b1, tests_l2sim(), b1,
-             t2, tests_l2sim(), t2, b2);
+    snprintf(cmd, sizeof cmd, "%s convert %s %s && %s convert %s %s && %s convert %s %s", tests_l2sim(), tp, b1,
+             tests_l2sim(), b1, t2, tests_l2sim(), t2, b2);
     ck_assert_int_eq(sh(cmd, &out, &err), 0);
     ck_assert_str_eq(out, "");
     ck_assert_str_eq(err, "");
@@ -837,7 +837,8 @@ START_TEST(cli_errors_print_no_report)
     ASSERT_CONTAINS(err, ".cut: truncated after ");
     free(out);
     free(err);
-    snprintf(cmd, sizeof cmd, "cat %s.cut | %s compare --variant name=a --variant name=b,set=setaside=0 -", bp, tests_l2sim());
+    snprintf(cmd, sizeof cmd, "cat %s.cut | %s compare --variant name=a --variant name=b,set=setaside=0 -", bp,
+             tests_l2sim());
     ck_assert_int_eq(sh(cmd, &out, &err), 2);
     ck_assert_str_eq(out, "");
     ASSERT_CONTAINS(err, "<stdin>: truncated after ");
