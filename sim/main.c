@@ -330,8 +330,7 @@ static int load_policy_file(struct l2_sim *s, const char *path, struct l2_symtab
     int r;
     while ((r = l2_trace_next(t, &ev, e)) > 0) {
         if (l2_sim_policy_event(s, &ev, e) < 0) {
-            char where[L2_ERR_MAX];
-            r = l2_prefix(e, "%s", l2_trace_where(t, ev.pos, where, sizeof where));
+            r = l2_trace_fail_at(t, ev.pos, e);
             break;
         }
     }
@@ -408,6 +407,7 @@ struct batch {
 
 struct driver {
     struct l2_sim **sims;
+    const char *const *names; /* of the variants, for errors; NULL: lanes of one run */
     unsigned nsims, nworkers;
     struct batch buf[NBUF];
     pthread_mutex_t mu;
@@ -417,10 +417,8 @@ struct driver {
     uint64_t done[MAX_THREADS]; /* batches each worker has finished */
     uint64_t wake_at;           /* the decoder sleeps until every worker finished this many; 0: awake */
     int stop;          /* no more batches */
-    uint64_t base[NBUF]; /* record number of each buffer's first event */
-    uint64_t err_rec;  /* record of the earliest simulator error */
+    uint64_t err_pos;  /* trace position (l2_event.pos) of the earliest simulator error; UINT64_MAX: none */
     l2_err err;
-    char where[L2_ERR_MAX];
     struct l2_trace *trace;
 };
 
@@ -430,17 +428,18 @@ struct worker {
 };
 
 /* Runs this worker's simulators over one batch. */
-static void run_batch(struct driver *d, unsigned id, const struct batch *b, uint64_t base)
+static void run_batch(struct driver *d, unsigned id, const struct batch *b)
 {
     for (unsigned k = id; k < d->nsims; k += d->nworkers) {
         for (size_t i = 0; i < b->n; i++) {
             l2_err e;
             if (l2_sim_event(d->sims[k], &b->ev[i], &e) < 0) {
+                if (d->names)
+                    l2_prefix(&e, "variant %s", d->names[k]);
                 pthread_mutex_lock(&d->mu);
-                if (base + i < d->err_rec) {
-                    d->err_rec = base + i;
+                if (b->ev[i].pos < d->err_pos) {
+                    d->err_pos = b->ev[i].pos;
                     d->err = e;
-                    l2_trace_where(d->trace, b->ev[i].pos, d->where, sizeof d->where);
                 }
                 pthread_mutex_unlock(&d->mu);
                 break;
@@ -472,11 +471,12 @@ static void *worker_main(void *arg)
             return NULL;
         }
         seen++;
-        int failed = d->err_rec != UINT64_MAX;
+        uint64_t err_pos = d->err_pos;
         pthread_mutex_unlock(&d->mu);
-        unsigned slot = (unsigned)((seen - 1) % NBUF);
-        if (!failed)
-            run_batch(d, w->id, &d->buf[slot], d->base[slot]);
+        /* a batch after the earliest error so far cannot hold an earlier one */
+        const struct batch *b = &d->buf[(seen - 1) % NBUF];
+        if (b->ev[0].pos < err_pos)
+            run_batch(d, w->id, b);
         pthread_mutex_lock(&d->mu);
         d->done[w->id] = seen;
         if (d->wake_at && slowest(d) >= d->wake_at) {
@@ -488,9 +488,10 @@ static void *worker_main(void *arg)
 }
 
 /* Reads the trace once, feeding every simulator with `nworkers` threads
- * (besides the calling thread, which decodes).  Returns records read or -1. */
-static int64_t simulate(struct l2_sim **sims, unsigned n, unsigned nworkers, const char *path,
-                        struct l2_symtab *syms, l2_err *e)
+ * (besides the calling thread, which decodes); names: of the variants, or
+ * NULL.  Returns records read or -1. */
+static int64_t simulate(struct l2_sim **sims, const char *const *names, unsigned n, unsigned nworkers,
+                        const char *path, struct l2_symtab *syms, l2_err *e)
 {
     struct driver *d = calloc(1, sizeof *d);
     struct worker wk[MAX_THREADS];
@@ -508,9 +509,10 @@ static int64_t simulate(struct l2_sim **sims, unsigned n, unsigned nworkers, con
         return -1;
     }
     d->sims = sims;
+    d->names = names;
     d->nsims = n;
     d->nworkers = nworkers;
-    d->err_rec = UINT64_MAX;
+    d->err_pos = UINT64_MAX;
     pthread_mutex_init(&d->mu, NULL);
     pthread_cond_init(&d->posted_cv, NULL);
     pthread_cond_init(&d->free_cv, NULL);
@@ -534,7 +536,7 @@ static int64_t simulate(struct l2_sim **sims, unsigned n, unsigned nworkers, con
             while (d->wake_at)
                 pthread_cond_wait(&d->free_cv, &d->mu);
         }
-        int failed = d->err_rec != UINT64_MAX;
+        int failed = d->err_pos != UINT64_MAX;
         pthread_mutex_unlock(&d->mu);
         if (failed)
             break;
@@ -545,7 +547,6 @@ static int64_t simulate(struct l2_sim **sims, unsigned n, unsigned nworkers, con
             r = 0;
         if (b->n == 0)
             break;
-        d->base[k % NBUF] = (uint64_t)records;
         records += (int64_t)b->n;
         pthread_mutex_lock(&d->mu);
         d->posted++;
@@ -565,10 +566,10 @@ static int64_t simulate(struct l2_sim **sims, unsigned n, unsigned nworkers, con
     for (unsigned i = 0; i < started; i++)
         pthread_join(th[i], NULL);
     progress_end(&pg);
-    if (r == 0 && d->err_rec != UINT64_MAX) {
+    /* a simulator's error is at a record decoded before any reader error */
+    if (d->err_pos != UINT64_MAX) {
         *e = d->err;
-        l2_prefix(e, "%s", d->where);
-        r = -1;
+        r = l2_trace_fail_at(d->trace, d->err_pos, e);
     }
     l2_trace_close(d->trace);
     pthread_cond_destroy(&d->posted_cv);
@@ -617,7 +618,7 @@ static int cmd_run(int argc, char **argv)
         l2_sim_set_lane(&lane[ok], ok, nlanes);
         sp[ok] = &lane[ok];
     }
-    int64_t records = ok == nlanes ? simulate(sp, nlanes, nlanes, o.trace, &syms, &e) : -1;
+    int64_t records = ok == nlanes ? simulate(sp, NULL, nlanes, nlanes, o.trace, &syms, &e) : -1;
     for (unsigned i = 1; records >= 0 && i < nlanes; i++) /* the lanes' sums make one report */
         if (l2_sim_merge_lane(&lane[0], &lane[i]) < 0)
             records = l2_fail(&e, "out of memory");
@@ -696,7 +697,7 @@ static int cmd_compare(int argc, char **argv)
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
         nthreads = cpus < 1 ? 1 : cpus > MAX_THREADS ? MAX_THREADS : (unsigned)cpus;
     }
-    int64_t records = simulate(sp, (unsigned)o.nvar, nthreads, o.trace, &syms, &e);
+    int64_t records = simulate(sp, names, (unsigned)o.nvar, nthreads, o.trace, &syms, &e);
     if (records < 0) {
         rc = die(&e);
         goto free_sims;
@@ -818,8 +819,7 @@ static int convert_to_binary(struct l2_trace *t, struct l2_sink *out, const stru
         return -1;
     while ((r = l2_trace_next(t, &ev, e)) > 0) {
         if (l2_bin_writer_add(w, &ev, e) < 0) {
-            char where[L2_ERR_MAX];
-            r = l2_prefix(e, "%s", l2_trace_where(t, ev.pos, where, sizeof where));
+            r = l2_trace_fail_at(t, ev.pos, e);
             break;
         }
     }

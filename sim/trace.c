@@ -91,19 +91,11 @@ int l2_trace_next(struct l2_trace *t, struct l2_event *ev, l2_err *e)
     return t->fmt == L2_FMT_BINARY ? l2_bin_next(t, ev, e) : l2_text_next(t, ev, e);
 }
 
-const char *l2_trace_where(const struct l2_trace *t, uint64_t pos, char *buf, size_t n)
-{
-    if (t->fmt == L2_FMT_BINARY)
-        snprintf(buf, n, "%s:record %" PRIu64, t->name, pos);
-    else
-        snprintf(buf, n, "%s:%" PRIu64, t->name, pos);
-    return buf;
-}
-
 int l2_trace_fail_at(const struct l2_trace *t, uint64_t pos, l2_err *e)
 {
-    char where[L2_ERR_MAX];
-    return l2_prefix(e, "%s", l2_trace_where(t, pos, where, sizeof where));
+    if (t->fmt == L2_FMT_BINARY)
+        return l2_prefix(e, "%s:record %" PRIu64, t->name, pos);
+    return l2_prefix(e, "%s:%" PRIu64, t->name, pos);
 }
 
 enum l2_trace_format l2_trace_format(const struct l2_trace *t)

@@ -74,9 +74,10 @@ int l2_trace_open(struct l2_trace **t, const char *path, struct l2_symtab *syms,
  * before that block's checksum has been verified, and a truncated file
  * fails before the records it lacks would have been handed out. */
 int l2_trace_next(struct l2_trace *t, struct l2_event *ev, l2_err *e);
-/* "FILE:LINE" (text) or "FILE:record N" (binary) of an event position,
- * for errors found after reading; returns buf. */
-const char *l2_trace_where(const struct l2_trace *t, uint64_t pos, char *buf, size_t n);
+/* Prefixes the error in e with the place of an event position, "FILE:LINE"
+ * (text) or "FILE:record N" (binary), for errors found after reading;
+ * returns -1. */
+int l2_trace_fail_at(const struct l2_trace *t, uint64_t pos, l2_err *e);
 enum l2_trace_format l2_trace_format(const struct l2_trace *t);
 /* Records in the trace when known (a binary header), else -1. */
 int64_t l2_trace_total(const struct l2_trace *t);

@@ -1,0 +1,1 @@
+run tests/golden/first_error.trace
