@@ -11,7 +11,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,10 +22,6 @@
 _Static_assert(sizeof(double) == 8, "doubles are IEEE-754 binary64");
 
 #define HDR_FIXED 36u /* after the magic: version .. kernel count */
-
-/* Record type 5: the @CYCLE of the access record that follows (A = the
- * cycle; W bits 4-63 are 0).  The other types are in trace_impl.h. */
-#define REC_CYCLE 5u
 
 static uint32_t crc_update(uint32_t crc, const void *p, size_t n)
 {
@@ -392,33 +387,29 @@ static int decode(struct l2_trace *t, const unsigned char *p, struct l2_event *e
     }
 }
 
-/* Fails with the message fmt at record `rec` of t. */
-static int record_fail(const struct l2_trace *t, uint64_t rec, l2_err *e, const char *fmt, ...)
+/* A cycle record (first word m, cycle c) after `at1` (l2_bin_next): 0, or
+ * -1 and the reason. */
+static int cycle_check(uint64_t m, uint64_t c, uint64_t at1, l2_err *e)
 {
-    if (e) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(e->msg, sizeof e->msg, fmt, ap);
-        va_end(ap);
-    }
-    return l2_trace_fail_at(t, rec, e);
+    if (at1)
+        return l2_fail(e, "two cycle records in a row (corrupt file?)");
+    if (m >> 4)
+        return l2_fail(e, "reserved bits set (corrupt file?)");
+    if (c > L2_MAX_CYCLE)
+        return l2_fail(e, "@CYCLE %" PRIu64 " is too large", c);
+    return 0;
 }
 
 int l2_bin_next(struct l2_trace *t, struct l2_event *ev, l2_err *e)
 {
-    static const char alone[] = "a cycle record is not followed by an access";
     uint64_t at1 = 0; /* 1 + the cycle of a cycle record just read */
     for (;;) {
         if (t->rp < t->rend) {
             uint64_t m = l2_ld64(t->rp);
-            if ((m & 15) == REC_CYCLE) {
+            if ((m & 15) == L2_REC_CYCLE) {
                 uint64_t c = l2_ld64(t->rp + 8);
-                if (at1)
-                    return record_fail(t, t->recno + 1, e, "two cycle records in a row (corrupt file?)");
-                if (m >> 4)
-                    return record_fail(t, t->recno + 1, e, "reserved bits set (corrupt file?)");
-                if (c > L2_MAX_CYCLE)
-                    return record_fail(t, t->recno + 1, e, "@CYCLE %" PRIu64 " is too large", c);
+                if (cycle_check(m, c, at1, e) < 0)
+                    return l2_trace_fail_at(t, t->recno + 1, e);
                 at1 = c + 1;
                 t->rp += L2_BIN_REC;
                 t->recno++;
@@ -430,7 +421,7 @@ int l2_bin_next(struct l2_trace *t, struct l2_event *ev, l2_err *e)
                 return l2_trace_fail_at(t, t->recno + 1, e);
             if (at1) {
                 if (ev->type != EV_ACCESS)
-                    return record_fail(t, t->recno, e, alone);
+                    break;
                 ev->at1 = at1;
             }
             t->rp += L2_BIN_REC;
@@ -440,9 +431,14 @@ int l2_bin_next(struct l2_trace *t, struct l2_event *ev, l2_err *e)
         int r = load_block(t, e);
         if (r < 0)
             return r;
-        if (r == 0)
-            return at1 ? record_fail(t, t->recno, e, alone) : 0;
+        if (r == 0) {
+            if (!at1)
+                return 0;
+            break;
+        }
     }
+    l2_fail(e, "a cycle record is not followed by an access");
+    return l2_trace_fail_at(t, t->recno, e);
 }
 
 /* ---- writer ---- */
@@ -667,7 +663,7 @@ int l2_bin_writer_add(struct l2_bin_writer *w, const struct l2_event *ev, l2_err
     if (l2_event_has_cycle(ev)) {
         if (l2_event_cycle(ev) > L2_MAX_CYCLE)
             return l2_fail(e, "record %" PRIu64 ": @CYCLE is too large", w->count + 1);
-        if (put_record(w, REC_CYCLE, l2_event_cycle(ev), e) < 0)
+        if (put_record(w, L2_REC_CYCLE, l2_event_cycle(ev), e) < 0)
             return -1;
     }
     return put_record(w, m, a, e);

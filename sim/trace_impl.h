@@ -24,8 +24,12 @@
 #define L2_BIN_POLICY_BYTES 44u
 #define L2_BIN_WINDOW_BYTES 26u
 
-/* Record types (low 4 bits of a record's first word). */
+/* Record types (low 4 bits of a record's first word): 0-4 are accesses
+ * (enum l2_op; the fast path takes the types up to OP_DISCARD); a cycle
+ * record holds the @CYCLE of the access record that follows (the second
+ * word is the cycle; bits 4-63 of the first are 0). */
 enum {
+    L2_REC_CYCLE = 5,
     L2_REC_POLICY = 8,
     L2_REC_WINDOW = 9,
     L2_REC_WINDOW_OFF = 10,
@@ -33,6 +37,7 @@ enum {
     L2_REC_RESET = 12,
     L2_REC_KERNEL = 13,
 };
+_Static_assert((int)L2_NOP <= (int)L2_REC_CYCLE, "access record types are the operations");
 
 /* Little-endian loads and stores, byte by byte (compilers merge them). */
 static inline uint32_t l2_ld32(const unsigned char *p)
@@ -131,9 +136,6 @@ const char *l2_policy_name_reserved(const char *s, size_t n); /* sm=..., shared,
 const char *l2_kernel_name_reserved(const char *s, size_t n); /* stream=... */
 /* A prefetch must carry the tag evict_last or evict_normal: 0, or -1 and the reason. */
 int l2_prefetch_tag_check(uint32_t tag, l2_err *e);
-/* Prefixes the error in e with the place of record or line `pos`
- * (l2_trace_where); returns -1. */
-int l2_trace_fail_at(const struct l2_trace *t, uint64_t pos, l2_err *e);
 
 /* trace_text.c */
 int l2_text_start(struct l2_trace *t, const unsigned char *head, size_t n, int eof, l2_err *e);
