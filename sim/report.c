@@ -28,7 +28,6 @@ struct scopes {
     size_t n;
     struct l2_counters total, prio[L2_NPRIO], *tag;
     struct l2_keval *ev; /* nk + 1: every kernel's timing, then the totals */
-    uint64_t requests;   /* every kernel's, for the totals' timing */
 };
 
 /* Every kernel's timing evaluated (ev[0..nk-1]) and added (ev[nk]).
@@ -72,7 +71,6 @@ static int collect(const struct l2_sim *s, struct scopes *ss)
     }
     for (uint32_t i = 0; i < s->nk; i++) {
         const struct l2_kstats *k = &s->k[i];
-        ss->requests += k->time.requests;
         push(ss, cap, (struct scope){i + 1, k->name, SC_ALL, "all", &k->total, &ss->ev[i], -1});
         for (unsigned p = 0; p < L2_NPRIO; p++)
             if (used(&k->prio[p]))
@@ -497,7 +495,7 @@ static void json_body(FILE *f, const struct l2_sim *s, const struct scopes *ss, 
         json_str(f, k->name);
         fprintf(f, ", \"index\": %u, \"stream\": %u, ", i + 1, k->stream);
         json_counters(f, &k->total);
-        json_time(f, &ss->ev[i], k->time.requests, ind2);
+        json_time(f, &ss->ev[i], k->total.accesses, ind2);
         json_groups(f, k->prio, k->tag, k->ntag, s->syms, ind2);
         fputc('}', f);
     }
@@ -506,7 +504,7 @@ static void json_body(FILE *f, const struct l2_sim *s, const struct scopes *ss, 
     snprintf(ind1, sizeof ind1, "%s  ", ind);
     fprintf(f, "%s],\n%s\"totals\": {", s->nk ? "\n" : "", ind);
     json_counters(f, &ss->total);
-    json_time(f, &ss->ev[s->nk], ss->requests, ind1);
+    json_time(f, &ss->ev[s->nk], ss->total.accesses, ind1);
     json_groups(f, ss->prio, ss->tag, s->nbind, s->syms, ind1);
     fputs("}\n", f);
 }

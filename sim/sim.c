@@ -197,7 +197,7 @@ L2_PATH_FN int sim_access_g(struct l2_sim *s, const struct l2_geom g, const stru
      * access itself (and so needs every line's priority). */
     const int owner = mine[0];
     struct l2_tacc ta = {0};
-    if (l2_timing_access(&s->tm, &k->time, ev->sm, nlines, ev->at1, owner, &ta, e) < 0)
+    if (l2_timing_access(&s->tm, &k->time, ev->sm, nlines, ev->at1, &ta, e) < 0)
         return -1;
     s->accesses++;
     if (!owner && !nmine)

@@ -182,21 +182,19 @@ int l2_ktime_merge(struct l2_ktime *a, const struct l2_ktime *b)
         if (!a->cb)
             return -1;
     }
-    a->requests += b->requests;
     if (b->pos > a->pos)
         a->pos = b->pos;
     buckets_merge(a->ob, &a->oshift, b->ob, b->oshift, L2_OBUCKETS, tmp);
     if (b->cb)
         buckets_merge(a->cb, &a->cshift, b->cb, b->cshift, L2_CBUCKETS, tmp);
-    if (a->serv && b->serv && a->nserv == b->nserv)
-        for (uint32_t i = 0; i < a->nserv; i++)
-            a->serv[i] += b->serv[i];
+    for (uint32_t i = 0; i < a->nserv; i++) /* every kernel has its serv; the lanes share a configuration */
+        a->serv[i] += b->serv[i];
     return 0;
 }
 
 /* ---- the per-line half ---- */
 
-int l2_timing_access(struct l2_timing *t, struct l2_ktime *kt, int sm, unsigned nlines, uint64_t at1, int owner,
+int l2_timing_access(struct l2_timing *t, struct l2_ktime *kt, int sm, unsigned nlines, uint64_t at1,
                      struct l2_tacc *a, l2_err *e)
 {
     uint32_t s = sm >= 0 && (uint32_t)sm < t->nsm - 1 ? (uint32_t)sm : t->nsm - 1;
@@ -204,8 +202,6 @@ int l2_timing_access(struct l2_timing *t, struct l2_ktime *kt, int sm, unsigned 
         t->sm_seen[s >> 6] |= UINT64_C(1) << (s & 63);
         t->nseen++;
     }
-    if (owner)
-        kt->requests++;
     a->sm = s;
     if (at1) {
         uint64_t c = at1 - 1;
@@ -355,17 +351,13 @@ static void unit_cycles(const struct l2_config *cfg, const struct geometry *g, c
     per[RES_PORT] = 1.0 / cfg->sm_bytes_per_clk;
     per[RES_SLOT] = 1.0 / (double)cfg->sm_inflight;
     for (unsigned r = 0; r < L2_NRES; r++) {
-        double f = 1;
-        if (k->serv && k->nserv == g->total) {
-            uint64_t sum = 0, top = 0;
-            for (uint32_t i = 0; i < g->n[r]; i++) {
-                uint64_t v = k->serv[g->off[r] + i];
-                sum += v;
-                top = v > top ? v : top;
-            }
-            if (sum)
-                f = (double)top * g->n[r] / (double)sum;
+        uint64_t sum = 0, top = 0;
+        for (uint32_t i = 0; i < g->n[r]; i++) {
+            uint64_t v = k->serv[g->off[r] + i];
+            sum += v;
+            top = v > top ? v : top;
         }
+        double f = sum ? (double)top * g->n[r] / (double)sum : 1;
         kr[r] = per[r] * f / g->n[r];
     }
 }

@@ -68,8 +68,8 @@
  *    or far by the partition they write) and by latency, in fixed buckets
  *    (l2_hist_lower).
  *
- * Every table is allocated when a kernel starts (or at the first @CYCLE of
- * a kernel); the per-access path does arithmetic and array indexing only.
+ * Every table is allocated at l2_timing_init or when a kernel starts (the
+ * @CYCLE buckets at its first @CYCLE); the per-access path does arithmetic and array indexing only.
  * Library code: never prints.
  */
 #ifndef L2SIM_TIMING_H
@@ -128,15 +128,14 @@ struct l2_tbucket {
 #define L2_OBUCKETS 16 /* buckets of lines in trace order (no @CYCLE) */
 #define L2_CBUCKETS 32 /* buckets of issue cycles (@CYCLE) */
 
-/* What the timing model keeps of one kernel.  `requests`, the buckets'
- * sums and `serv` add over lanes; `pos`, the shifts, `last` and
+/* What the timing model keeps of one kernel.  The buckets' sums and
+ * `serv` add over lanes; `pos`, the shifts, `last` and
  * `max_lat` are the same in every lane or merge by their maximum. */
 struct l2_ktime {
-    uint64_t requests;  /* accesses timed */
     uint64_t pos;       /* lines issued without @CYCLE (the trace-order clock) */
     uint32_t oshift;    /* a line bucket holds 2^oshift lines */
     uint32_t cshift;    /* a cycle bucket holds 2^cshift cycles */
-    uint32_t nserv;     /* entries of serv */
+    uint32_t nserv;     /* entries of serv (l2_timing.nserv) */
     uint64_t *serv;     /* work of each server (layout: l2_timing) */
     struct l2_tbucket ob[L2_OBUCKETS];
     struct l2_tbucket *cb; /* L2_CBUCKETS, or NULL before the kernel's first @CYCLE */
@@ -153,7 +152,7 @@ struct l2_keval {
 };
 
 void l2_ktime_free(struct l2_ktime *k);
-/* Adds lane b of a kernel into a (see l2_sim.lanes): merged over every
+/* Adds lane b of a kernel into a (see l2_sim_set_lane): merged over every
  * lane, the sums are those of one simulator.  Returns 0, or -1 when out
  * of memory (a then lacks b's @CYCLE buckets). */
 int l2_ktime_merge(struct l2_ktime *a, const struct l2_ktime *b);
@@ -209,9 +208,9 @@ struct l2_tacc {
 };
 
 /* Files an access of `nlines` lines by SM `sm` (-1: none), `at1` = 1 +
- * its @CYCLE or 0; owner: this lane counts the access itself.  Returns
- * -1 only when the kernel's first @CYCLE finds no memory for its buckets. */
-int l2_timing_access(struct l2_timing *t, struct l2_ktime *kt, int sm, unsigned nlines, uint64_t at1, int owner,
+ * its @CYCLE or 0.  Returns -1 only when the kernel's first @CYCLE finds
+ * no memory for its buckets. */
+int l2_timing_access(struct l2_timing *t, struct l2_ktime *kt, int sm, unsigned nlines, uint64_t at1,
                      struct l2_tacc *a, l2_err *e);
 
 /* One line of the access, after the L2 served it with outcome `o`

@@ -144,7 +144,7 @@ START_TEST(dram_queue_saturated)
     ck_assert_uint_eq(hist(&ev, LAT_MISS, 0), 32);
     ck_assert_uint_eq(hist(&ev, LAT_NEAR, -1) + hist(&ev, LAT_FAR, -1), 0);
     ck_assert_double_eq_tol(mean_lat(&ev, LAT_MISS), 116, TOL);
-    ck_assert_uint_eq(r.sim.k[0].time.requests, 8);
+    ck_assert_uint_eq(r.sim.k[0].total.accesses, 8);
     tests_run_end(&r);
 
     /* half the bandwidth, twice the queue: 64 + 100 */
@@ -366,7 +366,7 @@ START_TEST(inflight_per_sm)
     ck_assert_double_eq_tol(ev.cycles, 30, TOL);
     ck_assert_uint_eq(hist(&ev, LAT_NEAR, 0), 24);
     ck_assert_double_eq_tol(mean_lat(&ev, LAT_NEAR), 10, TOL);
-    ck_assert_uint_eq(r.sim.k[1].time.requests, 6);
+    ck_assert_uint_eq(r.sim.k[1].total.accesses, 6);
     tests_run_end(&r);
 
     /* spread over two SMs, half the time */
@@ -505,7 +505,7 @@ START_TEST(lanes_merge_exactly)
             ck_assert(memcmp(one.sim.k[k].prio, lane[0].sim.k[k].prio, sizeof one.sim.k[k].prio) == 0);
             ck_assert(a.cycles > 0);
             ck_assert_uint_eq(lane[0].sim.k[k].total.merged, one.sim.k[k].total.merged);
-            ck_assert_uint_eq(lane[0].sim.k[k].time.requests, one.sim.k[k].time.requests);
+            ck_assert_uint_eq(lane[0].sim.k[k].total.accesses, one.sim.k[k].total.accesses);
         }
         for (unsigned i = 0; i < lanes; i++)
             tests_run_end(&lane[i]);
