@@ -100,19 +100,20 @@ L2_PATH_FN void l2_path_access(struct l2 *l, const struct l2_geom g, enum l2_op 
         uint8_t have = 0;
         if (s >= 0) {
             have = *l2_cache_valid_g(nc, g, (uint64_t)s) & mask;
-            if (have) {
+            if (have)
                 l2_path_hit_line(nc, g, (uint64_t)s, prio, 1);
-                int64_t hs = l2_cache_find_g(hc, g, set, line);
-                if (hs >= 0) {
-                    l2_path_hit_line(hc, g, (uint64_t)hs, prio, 0);
-                }
-            }
         }
         out->near_hit = have;
         uint8_t need = mask & (uint8_t)~have;
         out->hit = have;
-        if (!need)
+        if (!need) {
+            /* a near hit refreshes the home line too (home_read does, when
+             * sectors remain to be read) */
+            int64_t hs = l2_cache_find_g(hc, g, set, line);
+            if (hs >= 0)
+                l2_path_hit_line(hc, g, (uint64_t)hs, prio, 0);
             return;
+        }
         out->hit |= l2_path_home_read(l, hc, g, set, line, need, prio, out);
         if (op == OP_READ && l->cfg.far_copy && prio != PRIO_NO_ALLOCATE) {
             if (s < 0)
