@@ -130,14 +130,6 @@ void l2_access(struct l2 *l, enum l2_op op, enum l2_prio prio, uint64_t line, ui
     unsigned home;
     uint32_t set;
     l2_locate(l, line, &home, &set);
-    l2_access_at(l, op, prio, line, home, l2_near(l, sm, home), set, mask, out);
-}
-
-void l2_access_at(struct l2 *l, enum l2_op op, enum l2_prio prio, uint64_t line, unsigned home, unsigned near,
-                  uint32_t set, uint8_t mask, struct l2_outcome *out)
-{
-    if (l->part[0].g.ways == L2_USUAL_WAYS)
-        l2_path_access(l, l2_geom_of(L2_USUAL_WAYS), op, prio, line, home, near, set, mask, out);
-    else
-        l2_path_access(l, l->part[0].g, op, prio, line, home, near, set, mask, out);
+    /* the per-access loop of sim.c inlines its own copies of the path */
+    l2_path_access(l, l->part[0].g, op, prio, line, home, l2_near(l, sm, home), set, mask, out);
 }

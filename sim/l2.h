@@ -78,14 +78,10 @@ uint32_t l2_quota_ways(const struct l2_config *c, uint64_t bytes);
 void l2_reset_persisting(struct l2 *l);
 
 /* One operation on the sectors `mask` of line `line` (byte address >>
- * line_shift), by SM `sm` (-1: none). */
+ * line_shift), by SM `sm` (-1: none).  The simulator's own loop inlines
+ * the same path (l2_path.h). */
 void l2_access(struct l2 *l, enum l2_op op, enum l2_prio prio, uint64_t line, uint8_t mask, int sm,
                struct l2_outcome *out);
-
-/* The same, for a line already located: its home partition and set
- * (l2_locate), and the issuing SM's near partition (l2_near). */
-void l2_access_at(struct l2 *l, enum l2_op op, enum l2_prio prio, uint64_t line, unsigned home, unsigned near,
-                  uint32_t set, uint8_t mask, struct l2_outcome *out);
 
 /* Home partition and set of a line. */
 void l2_locate(const struct l2 *l, uint64_t line, unsigned *home, uint32_t *set);

@@ -1,10 +1,9 @@
 /*
- * l2_path.h - the access path of the L2 (l2_access_at) as inline
- * functions of the set layout, so that a caller can compile it with a
- * constant layout: every offset and loop bound folds (12% fewer
- * instructions for 16 ways).  l2.c builds l2_access_at from it; sim.c
- * inlines it into its own per-access loop, compiled once per layout.
- * See l2.h for the model.
+ * l2_path.h - the access path of the L2 (l2_access) as inline functions
+ * of the set layout, so that a caller can compile it with a constant
+ * layout: every offset and loop bound folds (12% fewer instructions for
+ * 16 ways).  l2.c builds l2_access from it; sim.c inlines it into its own
+ * per-access loop, compiled once per layout.  See l2.h for the model.
  */
 #ifndef L2SIM_L2_PATH_H
 #define L2SIM_L2_PATH_H
@@ -17,7 +16,7 @@
 
 #define L2_PATH_FN static inline __attribute__((always_inline))
 
-/* The shipped configurations have 16-way sets: callers compile the path
+/* The shipped configurations have 16-way sets: sim.c compiles the path
  * once with that layout as a constant and once with the partitions' own. */
 #define L2_USUAL_WAYS 16
 
@@ -81,7 +80,8 @@ L2_PATH_FN uint8_t l2_path_home_read(struct l2 *l, struct l2_cache *c, const str
     return have;
 }
 
-/* l2_access_at with the partitions' geometry g. */
+/* One operation on a located line (l2_access): its home partition and
+ * set, and the issuing SM's near partition, with the partitions' layout g. */
 L2_PATH_FN void l2_path_access(struct l2 *l, const struct l2_geom g, enum l2_op op, enum l2_prio prio, uint64_t line,
                                unsigned home, unsigned near, uint32_t set, uint8_t mask, struct l2_outcome *out)
 {
