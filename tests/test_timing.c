@@ -156,12 +156,15 @@ START_TEST(dram_queue_saturated)
     tests_run_end(&r);
 
     /* two channels sharing the same bandwidth: no faster, and no slower
-     * than all lines on one channel */
+     * than all lines on one channel (164); these eight lines fall four on
+     * each, so exactly as fast as one channel of the whole bandwidth */
     const char *const two[] = {"dram_channels=2", NULL};
     tiny_start(&r, two);
     tests_run_ok(&r, tr);
     ev = eval(&r, 0);
     ck_assert(ev.cycles >= 132 - TOL && ev.cycles <= 164 + TOL);
+    ck_assert_double_eq_tol(ev.cycles, 132, TOL);
+    ck_assert_double_eq_tol(ev.bound_ns[RES_DRAM], 32, TOL);
     tests_run_end(&r);
 
     /* without @CYCLE the same misses are bandwidth-bound too: 32 + 100 */
@@ -491,11 +494,25 @@ START_TEST(lanes_merge_exactly)
     tests_run_ok(&one, tr);
     for (unsigned lanes = 2; lanes <= 3; lanes++) {
         struct tests_run lane[3];
+        uint32_t next = 0;
         for (unsigned i = 0; i < lanes; i++) {
             tiny_start(&lane[i], two);
             l2_sim_set_lane(&lane[i].sim, i, lanes);
             tests_run_ok(&lane[i], tr);
+            /* the lanes' set ranges tile the sets, and each lane simulates
+             * a share of the sectors, not none or all */
+            ck_assert_uint_eq(lane[i].sim.set_lo, next);
+            ck_assert_uint_gt(lane[i].sim.set_end, lane[i].sim.set_lo);
+            next = lane[i].sim.set_end;
+            uint64_t mine = 0, all = 0;
+            for (uint32_t k = 0; k < one.sim.nk; k++) {
+                mine += lane[i].sim.k[k].total.sectors;
+                all += one.sim.k[k].total.sectors;
+            }
+            ck_assert_uint_gt(mine, 0);
+            ck_assert_uint_lt(mine, all);
         }
+        ck_assert_uint_eq(next, one.sim.l2.sets);
         for (unsigned i = 1; i < lanes; i++)
             ck_assert_int_eq(l2_sim_merge_lane(&lane[0].sim, &lane[i].sim), 0);
         for (uint32_t k = 0; k < 2; k++) {
