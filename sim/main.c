@@ -289,8 +289,11 @@ static int parse_opts(int argc, char **argv, const char *cmd, struct opts *o, vo
     if (o->json && o->csv)
         return usage_error(cmd, "--json and --csv exclude each other");
     for (int i = 0; i < o->nvar; i++) {
-        if (!o->var_text[i])
-            return usage_error(cmd, "out of memory");
+        if (!o->var_text[i]) {
+            l2_err e;
+            l2_fail(&e, "out of memory");
+            return die(&e);
+        }
         int rc = parse_variant(o->var_text[i], &o->var[i], &o->common, cmd);
         if (rc)
             return rc;
@@ -603,14 +606,10 @@ static int cmd_run(int argc, char **argv)
     l2_err e;
     struct l2_symtab syms;
     unsigned nlanes = o.threads ? o.threads : 1, ok = 0;
-    struct l2_sim *lane = calloc(nlanes, sizeof *lane);
+    struct l2_sim lane[MAX_THREADS];
     struct l2_sim *sp[MAX_THREADS];
-    if (!lane)
-        return usage_error("run", "out of memory");
-    if (l2_symtab_init(&syms, &e) < 0) {
-        free(lane);
+    if (l2_symtab_init(&syms, &e) < 0)
         return die(&e);
-    }
     /* lanes: each simulates the sets it owns; their counters add up */
     for (; ok < nlanes; ok++) {
         if (setup_sim(&lane[ok], &o.common, &syms, &e) < 0)
@@ -634,9 +633,11 @@ static int cmd_run(int argc, char **argv)
             l2_fail(&e, "%s: cannot write expectation file", o.write_expect);
             rc = die(&e);
         } else {
-            int w = l2_expect_write(f, sim);
-            if (fclose(f) != 0 || w < 0) {
-                l2_fail(&e, "%s: %s", o.write_expect, w < 0 ? "out of memory" : "write error");
+            int w = l2_expect_write(f, sim, &e);
+            if (fclose(f) != 0 && w == 0)
+                w = l2_fail(&e, "write error");
+            if (w < 0) {
+                l2_prefix(&e, "%s", o.write_expect);
                 rc = die(&e);
             }
         }
@@ -651,18 +652,15 @@ static int cmd_run(int argc, char **argv)
         }
     }
     if (rc != EXIT_INPUT) {
-        int w = o.json  ? l2_report_json(stdout, sim, &ri)
-                : o.csv ? l2_report_csv(stdout, sim, 1, NULL)
-                        : l2_report_table(stdout, sim, &ri);
-        if (w < 0) {
-            l2_fail(&e, "out of memory");
+        int w = o.json  ? l2_report_json(stdout, sim, &ri, &e)
+                : o.csv ? l2_report_csv(stdout, sim, 1, NULL, &e)
+                        : l2_report_table(stdout, sim, &ri, &e);
+        if (w < 0)
             rc = die(&e);
-        }
     }
 out:
     for (unsigned i = 0; i < ok; i++)
         l2_sim_free(&lane[i]);
-    free(lane);
     l2_symtab_free(&syms);
     return rc;
 }
@@ -705,16 +703,14 @@ static int cmd_compare(int argc, char **argv)
     struct l2_run_info ri = {.trace = o.trace, .records = (uint64_t)records};
     int w = 0;
     if (o.json)
-        w = l2_compare_json(stdout, sp, names, (unsigned)o.nvar, &ri);
+        w = l2_compare_json(stdout, sp, names, (unsigned)o.nvar, &ri, &e);
     else if (o.csv)
         for (int i = 0; i < o.nvar && w == 0; i++)
-            w = l2_report_csv(stdout, sp[i], i == 0, names[i]);
+            w = l2_report_csv(stdout, sp[i], i == 0, names[i], &e);
     else
-        w = l2_compare_table(stdout, sp, names, (unsigned)o.nvar, &ri);
-    if (w < 0) {
-        l2_fail(&e, "out of memory");
+        w = l2_compare_table(stdout, sp, names, (unsigned)o.nvar, &ri, &e);
+    if (w < 0)
         rc = die(&e);
-    }
 free_sims:
     for (int i = 0; i < ok; i++)
         l2_sim_free(&sims[i]);

@@ -55,8 +55,9 @@ static void push(struct scopes *ss, size_t cap, struct scope sc)
         ss->v[ss->n++] = sc;
 }
 
-/* Every row, kernels in trace order, then totals.  Returns 0 or -1 (memory). */
-static int collect(const struct l2_sim *s, struct scopes *ss)
+/* Every row, kernels in trace order, then totals.  Returns 0, or -1 when
+ * out of memory. */
+static int collect(const struct l2_sim *s, struct scopes *ss, l2_err *e)
 {
     size_t cap = ((size_t)s->nk + 1) * (1 + L2_NPRIO + s->nbind);
     memset(ss, 0, sizeof *ss);
@@ -67,7 +68,7 @@ static int collect(const struct l2_sim *s, struct scopes *ss)
         free(ss->v);
         free(ss->tag);
         free(ss->ev);
-        return -1;
+        return l2_fail(e, "out of memory");
     }
     for (uint32_t i = 0; i < s->nk; i++) {
         const struct l2_kstats *k = &s->k[i];
@@ -292,10 +293,10 @@ static void scope_label(const struct scope *sc, char *buf, size_t n)
         snprintf(buf, n, "%s %s", sc->kind == SC_TAG ? "tag" : "prio", sc->name);
 }
 
-int l2_report_table(FILE *f, const struct l2_sim *s, const struct l2_run_info *ri)
+int l2_report_table(FILE *f, const struct l2_sim *s, const struct l2_run_info *ri, l2_err *e)
 {
     struct scopes ss;
-    if (collect(s, &ss) < 0)
+    if (collect(s, &ss, e) < 0)
         return -1;
     fprintf(f, "l2sim %s report\n", L2SIM_VERSION);
     fprintf(f, "trace: %s: %" PRIu64 " records read, %" PRIu64 " simulated (%" PRIu64 " accesses)\n", ri->trace,
@@ -509,10 +510,10 @@ static void json_body(FILE *f, const struct l2_sim *s, const struct scopes *ss, 
     fputs("}\n", f);
 }
 
-int l2_report_json(FILE *f, const struct l2_sim *s, const struct l2_run_info *ri)
+int l2_report_json(FILE *f, const struct l2_sim *s, const struct l2_run_info *ri, l2_err *e)
 {
     struct scopes ss;
-    if (collect(s, &ss) < 0)
+    if (collect(s, &ss, e) < 0)
         return -1;
     fputs("{\n", f);
     json_body(f, s, &ss, ri, "  ");
@@ -539,11 +540,11 @@ static void csv_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
-int l2_report_csv(FILE *f, const struct l2_sim *s, int with_header, const char *variant)
+int l2_report_csv(FILE *f, const struct l2_sim *s, int with_header, const char *variant, l2_err *e)
 {
     struct l2_keval *ev = evaluate(s);
     if (!ev)
-        return -1;
+        return l2_fail(e, "out of memory");
     if (with_header) {
         fputs(variant ? "variant,index,kernel,stream" : "index,kernel,stream", f);
         for (size_t i = 0; i < L2_NCOUNTERS; i++)
@@ -580,11 +581,13 @@ int l2_report_csv(FILE *f, const struct l2_sim *s, int with_header, const char *
 /* ---- compare ---- */
 
 /* Every variant's rows (n entries), or NULL when out of memory. */
-static struct scopes *collect_all(struct l2_sim *const *v, unsigned n)
+static struct scopes *collect_all(struct l2_sim *const *v, unsigned n, l2_err *e)
 {
     struct scopes *ss = calloc(n, sizeof *ss);
+    if (!ss)
+        l2_fail(e, "out of memory");
     for (unsigned i = 0; ss && i < n; i++)
-        if (collect(v[i], &ss[i]) < 0) {
+        if (collect(v[i], &ss[i], e) < 0) {
             while (i--)
                 scopes_free(&ss[i]);
             free(ss);
@@ -601,15 +604,15 @@ static void free_all(struct scopes *ss, unsigned n)
 }
 
 int l2_compare_table(FILE *f, struct l2_sim *const *v, const char *const *names, unsigned n,
-                     const struct l2_run_info *ri)
+                     const struct l2_run_info *ri, l2_err *e)
 {
-    struct scopes *ss = collect_all(v, n);
-    double *vals = malloc(n * sizeof *vals); /* a row's hit rate in every variant */
-    if (!ss || !vals) {
-        if (ss)
-            free_all(ss, n);
-        free(vals);
+    struct scopes *ss = collect_all(v, n, e);
+    if (!ss)
         return -1;
+    double *vals = malloc(n * sizeof *vals); /* a row's hit rate in every variant */
+    if (!vals) {
+        free_all(ss, n);
+        return l2_fail(e, "out of memory");
     }
     fprintf(f, "l2sim %s compare\ntrace: %s: %" PRIu64 " records read, %" PRIu64 " simulated\n", L2SIM_VERSION,
             ri->trace, ri->records, v[0]->records);
@@ -666,9 +669,9 @@ int l2_compare_table(FILE *f, struct l2_sim *const *v, const char *const *names,
 }
 
 int l2_compare_json(FILE *f, struct l2_sim *const *v, const char *const *names, unsigned n,
-                    const struct l2_run_info *ri)
+                    const struct l2_run_info *ri, l2_err *e)
 {
-    struct scopes *ss = collect_all(v, n);
+    struct scopes *ss = collect_all(v, n, e);
     if (!ss)
         return -1;
     fputs("{\n  \"variants\": [", f);
@@ -694,10 +697,10 @@ static void scope_key(const struct scope *sc, char *buf, size_t n)
         snprintf(buf, n, "totals %s:%s", kind_names[sc->kind], sc->name);
 }
 
-int l2_expect_write(FILE *f, const struct l2_sim *s)
+int l2_expect_write(FILE *f, const struct l2_sim *s, l2_err *e)
 {
     struct scopes ss;
-    if (collect(s, &ss) < 0)
+    if (collect(s, &ss, e) < 0)
         return -1;
     fputs("# l2sim expectation: SCOPE GROUP METRIC PERCENT (l2sim run --expect FILE compares with it)\n", f);
     for (size_t i = 0; i < ss.n; i++) {
@@ -719,9 +722,9 @@ int l2_expect_check(const char *path, const struct l2_sim *s, double tol, FILE *
     if (!f)
         return l2_fail(e, "%s: cannot open expectation file", path);
     struct scopes ss;
-    if (collect(s, &ss) < 0) {
+    if (collect(s, &ss, e) < 0) {
         fclose(f);
-        return l2_fail(e, "out of memory");
+        return -1;
     }
     char line[600];
     unsigned long ln = 0;

@@ -19,20 +19,21 @@ struct l2_run_info {
     int histogram;        /* table: print each kernel's latency histograms (--histogram) */
 };
 
-/* Every writer returns 0, or -1 when out of memory, before writing anything. */
-int l2_report_table(FILE *f, const struct l2_sim *s, const struct l2_run_info *ri);
-int l2_report_json(FILE *f, const struct l2_sim *s, const struct l2_run_info *ri);
-int l2_report_csv(FILE *f, const struct l2_sim *s, int with_header, const char *variant);
+/* Every writer returns 0, or -1 with e set when out of memory, before
+ * writing anything. */
+int l2_report_table(FILE *f, const struct l2_sim *s, const struct l2_run_info *ri, l2_err *e);
+int l2_report_json(FILE *f, const struct l2_sim *s, const struct l2_run_info *ri, l2_err *e);
+int l2_report_csv(FILE *f, const struct l2_sim *s, int with_header, const char *variant, l2_err *e);
 
 /* Side by side: hit rates of every variant per kernel, priority and tag,
  * with the difference to the first variant. */
 int l2_compare_table(FILE *f, struct l2_sim *const *v, const char *const *names, unsigned n,
-                     const struct l2_run_info *ri);
+                     const struct l2_run_info *ri, l2_err *e);
 int l2_compare_json(FILE *f, struct l2_sim *const *v, const char *const *names, unsigned n,
-                    const struct l2_run_info *ri);
+                    const struct l2_run_info *ri, l2_err *e);
 
 /* Expectations: "SCOPE GROUP METRIC PERCENT" lines (see README). */
-int l2_expect_write(FILE *f, const struct l2_sim *s);
+int l2_expect_write(FILE *f, const struct l2_sim *s, l2_err *e);
 /* Compares; writes one line per difference to `diff`.  Returns the number
  * of differences, or -1 on a malformed file (e says where). */
 int l2_expect_check(const char *path, const struct l2_sim *s, double tolerance_pp, FILE *diff, l2_err *e);

@@ -40,7 +40,7 @@ static char *json_of(struct tests_run *r)
     struct l2_run_info ri = {.trace = "report.trace", .records = r->records};
     FILE *f = tmpfile();
     ck_assert_ptr_nonnull(f);
-    l2_report_json(f, &r->sim, &ri);
+    l2_report_json(f, &r->sim, &ri, NULL);
     char *s = tests_slurp(f);
     fclose(f);
     return s;
@@ -254,8 +254,8 @@ START_TEST(json_deterministic)
     /* and the table */
     struct l2_run_info ri = {.trace = "t", .records = a.records};
     FILE *fa = tmpfile(), *fb = tmpfile();
-    l2_report_table(fa, &a.sim, &ri);
-    l2_report_table(fb, &b.sim, &ri);
+    l2_report_table(fa, &a.sim, &ri, NULL);
+    l2_report_table(fb, &b.sim, &ri, NULL);
     char *ta = tests_slurp(fa), *tb = tests_slurp(fb);
     ck_assert_str_eq(ta, tb);
     fclose(fa);
@@ -302,7 +302,7 @@ START_TEST(csv_rows)
     struct tests_run r;
     run_trace(&r, TRACE, NULL);
     FILE *f = tmpfile();
-    l2_report_csv(f, &r.sim, 1, NULL);
+    l2_report_csv(f, &r.sim, 1, NULL, NULL);
     char *s = tests_slurp(f);
     fclose(f);
     ck_assert(strncmp(s, "index,kernel,stream,accesses,sectors,", 37) == 0);
@@ -315,7 +315,7 @@ START_TEST(csv_rows)
     ASSERT_CONTAINS(s, "\n3,stores,0,1,4,0,"); /* 1 access, 4 sectors, 0 hits */
     free(s);
     f = tmpfile();
-    l2_report_csv(f, &r.sim, 1, "v1");
+    l2_report_csv(f, &r.sim, 1, "v1", NULL);
     s = tests_slurp(f);
     fclose(f);
     ck_assert(strncmp(s, "variant,index,kernel,stream,", 28) == 0);
@@ -331,7 +331,7 @@ START_TEST(table_contents)
     run_trace(&r, TRACE, NULL);
     struct l2_run_info ri = {.trace = "report.trace", .records = r.records};
     FILE *f = tmpfile();
-    l2_report_table(f, &r.sim, &ri);
+    l2_report_table(f, &r.sim, &ri, NULL);
     char *s = tests_slurp(f);
     fclose(f);
     ASSERT_CONTAINS(s, "kernel 1: fill (stream 0)");
@@ -352,7 +352,7 @@ static char *write_expect(struct tests_run *r, char *path)
     int fd = mkstemp(path);
     ck_assert_int_ge(fd, 0);
     FILE *f = fdopen(fd, "w+");
-    l2_expect_write(f, &r->sim);
+    l2_expect_write(f, &r->sim, NULL);
     char *s = tests_slurp(f);
     fclose(f);
     return s;
@@ -473,7 +473,7 @@ START_TEST(csv_kernel_name_with_comma)
     struct tests_run r;
     run_trace(&r, "kernel gemm<float,4>\nR 0 32\n", NULL);
     FILE *f = tmpfile();
-    l2_report_csv(f, &r.sim, 1, NULL);
+    l2_report_csv(f, &r.sim, 1, NULL, NULL);
     char *s = tests_slurp(f);
     fclose(f);
     const char *nl = strchr(s, '\n');
@@ -527,7 +527,7 @@ START_TEST(compare_two_variants)
     const char *names[2] = {"h100", "tiny"};
     struct l2_run_info ri = {.trace = "sweep", .records = 33};
     FILE *f = tmpfile();
-    l2_compare_table(f, v, names, 2, &ri);
+    l2_compare_table(f, v, names, 2, &ri, NULL);
     char *t = tests_slurp(f);
     fclose(f);
     ASSERT_CONTAINS(t, "variant 1: h100 (hardware semantics");
@@ -544,7 +544,7 @@ START_TEST(compare_two_variants)
     ck_assert_double_eq_tol(d, -50.0, 1e-9);
     free(t);
     f = tmpfile();
-    l2_compare_json(f, v, names, 2, &ri);
+    l2_compare_json(f, v, names, 2, &ri, NULL);
     char *j = tests_slurp(f);
     fclose(f);
     ck_assert_msg(json_valid(j), "invalid JSON:\n%s", j);

@@ -882,11 +882,11 @@ static char *report(const struct l2_sim *s, int kind, int histogram)
     ck_assert_ptr_nonnull(f);
     struct l2_run_info ri = {.trace = "t", .records = s->records, .histogram = histogram};
     if (kind == 0)
-        l2_report_table(f, s, &ri);
+        l2_report_table(f, s, &ri, NULL);
     else if (kind == 1)
-        l2_report_json(f, s, &ri);
+        l2_report_json(f, s, &ri, NULL);
     else
-        l2_report_csv(f, s, 1, NULL);
+        l2_report_csv(f, s, 1, NULL, NULL);
     char *txt = tests_slurp(f);
     fclose(f);
     return txt;
