@@ -90,13 +90,15 @@ static void help_run(FILE *f)
     fprintf(f, "usage: l2sim run [OPTIONS] TRACE        (TRACE '-' reads standard input)\n\n"
                "Simulates TRACE and reports, per kernel and in total, per applied priority and per tag:\n"
                "accesses, sectors, sector hits, hit rates (all, near partition, loads), sector misses split\n"
-               "into line misses and sector-only misses, and DRAM bytes read and written.\n\noptions:\n");
+               "into line misses and sector-only misses, DRAM bytes read and written, and the timing model's\n"
+               "mean latency (lat-cyc) and estimated kernel time (est-ns).\n\noptions:\n");
     help_common(f);
     fprintf(f, "  --write-expect FILE  also save the hit rates as an expectation file\n"
                "  --expect FILE      compare the hit rates with FILE; exit 1 and print the differences\n"
                "                     when one moved by more than the tolerance\n"
                "  --tolerance PP     allowed difference in percentage points (default 0)\n"
-               "  --histogram        after each kernel's rows, print its latency histograms\n"
+               "  --histogram        table: after each kernel's rows and the totals', print their latency\n"
+               "                     histograms (JSON always holds them; CSV has none)\n"
                "\nconfiguration keys (for --set and config files):\n");
     l2_config_help(f);
 }

@@ -113,7 +113,8 @@ static int read_names(struct l2_trace *t, uint32_t *crc, uint32_t n, l2_err *e)
         }
         int64_t id = l2_sym_intern(t->syms, name, len);
         if (id < 0) {
-            l2_fail(e, "out of memory or more than %u names", L2_MAX_SYMS - L2_NBUILTIN);
+            l2_fail(e, "%s: header: name %u: out of memory or more than %u names", t->name, i,
+                    L2_MAX_SYMS - L2_NBUILTIN);
             goto out;
         }
         if (id < L2_NBUILTIN) {
