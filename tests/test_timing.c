@@ -617,24 +617,23 @@ END_TEST
 
 /* ---- @CYCLE in traces ---- */
 
-/* Reads `text` up to its access number `nth` (from 0) into ev: 1, or the
- * reader's 0 or -1. */
+/* Access number `nth` (from 0) of trace `text` into ev: 1, or the reader's
+ * 0 or -1 when the trace ends or fails before it. */
 static int parse_nth(const char *text, unsigned nth, struct l2_event *ev, l2_err *e)
 {
     char path[64];
-    struct l2_symtab syms;
-    struct l2_trace *t;
+    struct l2_event *v;
+    size_t n;
     tests_write_temp(path, sizeof path, text);
-    ck_assert_int_eq(l2_symtab_init(&syms, e), 0);
-    int r = l2_trace_open(&t, path, &syms, e);
-    if (r == 0) {
-        do
-            r = l2_trace_next(t, ev, e);
-        while (r == 1 && (ev->type != EV_ACCESS || nth-- > 0));
-        l2_trace_close(t);
-    }
-    l2_symtab_free(&syms);
+    int r = tests_read_events(path, &v, &n, e);
     unlink(path);
+    for (size_t i = 0; i < n; i++)
+        if (v[i].type == EV_ACCESS && nth-- == 0) {
+            *ev = v[i];
+            r = 1;
+            break;
+        }
+    free(v);
     return r;
 }
 
@@ -706,54 +705,34 @@ static const char CYCLES[] = "kernel k\n"
  * record before each access that has one, and both give the same times. */
 START_TEST(binary_cycle_records)
 {
-    char tpath[64], bpath[64] = "/tmp/l2sim-test-bin-XXXXXX", t2[64] = "/tmp/l2sim-test-txt-XXXXXX";
+    char tpath[64], bpath[64], t2[64];
     l2_err e;
     struct l2_symtab syms;
     struct l2_trace *t;
-    struct l2_sink *sink;
-    struct l2_event ev;
-    struct l2_bin_writer *w;
     tests_write_temp(tpath, sizeof tpath, CYCLES);
-    close(mkstemp(bpath));
-    close(mkstemp(t2));
-    ck_assert_int_eq(l2_symtab_init(&syms, &e), 0);
-    ck_assert_int_eq(l2_trace_open(&t, tpath, &syms, &e), 0);
-    ck_assert_int_eq(l2_bin_writer_open(&w, &syms, &e), 0);
-    int r;
-    while ((r = l2_trace_next(t, &ev, &e)) > 0)
-        ck_assert_msg(l2_bin_writer_add(w, &ev, &e) == 0, "%s", e.msg);
-    ck_assert_int_eq(r, 0);
-    l2_trace_close(t);
-    ck_assert_int_eq(l2_sink_open(&sink, bpath, L2_COMP_NONE, &e), 0);
-    ck_assert_msg(l2_bin_writer_finish(w, sink, &e) == 0, "%s", e.msg);
-    ck_assert_int_eq(l2_sink_close(sink, &e), 0);
-    l2_bin_writer_free(w);
+    tests_write_temp(bpath, sizeof bpath, "");
+    tests_write_temp(t2, sizeof t2, "");
+    tests_to_binary(tpath, bpath, L2_COMP_NONE);
+    tests_to_text(bpath, t2);
 
     /* 7 events, 4 of them with a cycle record: 11 records */
+    ck_assert_int_eq(l2_symtab_init(&syms, &e), 0);
     ck_assert_int_eq(l2_trace_open(&t, bpath, &syms, &e), 0);
     ck_assert_int_eq(l2_trace_format(t), L2_FMT_BINARY);
     ck_assert_int_eq(l2_trace_total(t), 11);
-    FILE *out = fopen(t2, "w");
-    ck_assert_ptr_nonnull(out);
-    unsigned n = 0;
-    uint64_t pos[7] = {0};
-    while ((r = l2_trace_next(t, &ev, &e)) > 0) {
-        ck_assert_int_eq(l2_event_write_text(out, &ev, &syms), 0);
-        ck_assert_uint_lt(n, 7);
-        pos[n++] = ev.pos;
-    }
-    ck_assert_msg(r == 0, "%s", e.msg);
     l2_trace_close(t);
-    fclose(out);
+    l2_symtab_free(&syms);
+    struct l2_event *v;
+    size_t n;
+    ck_assert_msg(tests_read_events(bpath, &v, &n, &e) == 0, "%s", e.msg);
     ck_assert_uint_eq(n, 7);
     /* an access is named by its own record, after its cycle record */
-    ck_assert_uint_eq(pos[1], 3);
-    ck_assert_uint_eq(pos[2], 4);
-    ck_assert_uint_eq(pos[3], 6);
-    ck_assert_uint_eq(pos[6], 11);
-    out = fopen(t2, "r");
-    char *txt = tests_slurp(out);
-    fclose(out);
+    ck_assert_uint_eq(v[1].pos, 3);
+    ck_assert_uint_eq(v[2].pos, 4);
+    ck_assert_uint_eq(v[3].pos, 6);
+    ck_assert_uint_eq(v[6].pos, 11);
+    free(v);
+    char *txt = tests_slurp_file(t2, NULL);
     ck_assert_str_eq(txt, "kernel k\n"
                           "R 0x1000 512 evict_last sm=3 @1200\n"
                           "R 0x2000 512 sm=1\n"
@@ -762,7 +741,6 @@ START_TEST(binary_cycle_records)
                           "kernel j\n"
                           "D 0x5000 128 @7\n");
     free(txt);
-    l2_symtab_free(&syms);
     unlink(tpath);
     unlink(bpath);
     unlink(t2);
@@ -813,25 +791,21 @@ static void write_bin(const char *path, const uint64_t *rec, unsigned n)
 /* Reads a binary file to its end: the last result, and the last access. */
 static int read_bin(const char *path, struct l2_event *last, l2_err *e)
 {
-    struct l2_symtab syms;
-    struct l2_trace *t;
-    struct l2_event ev;
-    ck_assert_int_eq(l2_symtab_init(&syms, e), 0);
-    int r = l2_trace_open(&t, path, &syms, e);
-    if (r == 0) {
-        while ((r = l2_trace_next(t, &ev, e)) > 0)
-            if (ev.type == EV_ACCESS)
-                *last = ev;
-        l2_trace_close(t);
-    }
-    l2_symtab_free(&syms);
+    struct l2_event *v;
+    size_t n;
+    int r = tests_read_events(path, &v, &n, e);
+    while (n > 0 && v[n - 1].type != EV_ACCESS)
+        n--;
+    if (n > 0)
+        *last = v[n - 1];
+    free(v);
     return r;
 }
 
 START_TEST(binary_cycle_errors)
 {
-    char path[64] = "/tmp/l2sim-test-bin-XXXXXX";
-    close(mkstemp(path));
+    char path[64];
+    tests_write_temp(path, sizeof path, "");
     struct l2_event ev;
     l2_err e;
     const uint64_t access = 0 | (511u << 4) | (8ull << 16) | (4ull << 32); /* R 512 global sm=3 */

@@ -6,30 +6,15 @@
  */
 #include "tests.h"
 
-#include <stdlib.h>
-#include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-/* Exit status of a shell command. */
-static int sh_status(const char *cmd)
-{
-    int st = system(cmd);
-    ck_assert_int_ne(st, -1);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-/* Runs `cmd` and returns its first output line (static buffer). */
+/* Runs `cmd` and returns its first line on stdout (static buffer). */
 static const char *sh_line(const char *cmd)
 {
     static char buf[512];
-    FILE *p = popen(cmd, "r");
-    ck_assert_ptr_nonnull(p);
-    buf[0] = 0;
-    if (!fgets(buf, sizeof buf, p))
-        buf[0] = 0;
-    pclose(p);
-    buf[strcspn(buf, "\n")] = 0;
+    char *out, *err;
+    tests_sh(cmd, &out, &err);
+    snprintf(buf, sizeof buf, "%.*s", (int)strcspn(out, "\n"), out);
+    free(out);
+    free(err);
     return buf;
 }
 
@@ -59,15 +44,15 @@ START_TEST(scengen_kernels)
     ck_assert_str_eq(sh_line(cmd), "policy frac_el_ef_0_25 interleaved evict_last 0.25 evict_first api=ptx");
     /* bad notation is an error with exit 2 and nothing on stdout */
     snprintf(cmd, sizeof cmd, "test -z \"$(%s --steps 'Q:8:ld:plain*' 2>/dev/null)\"", g);
-    ck_assert_int_eq(sh_status(cmd), 0);
-    snprintf(cmd, sizeof cmd, "%s --steps 'Q:8:ld:plain*' >/dev/null 2>&1", g);
-    ck_assert_int_eq(sh_status(cmd), 2);
+    ck_assert_int_eq(tests_sh(cmd, NULL, NULL), 0);
+    snprintf(cmd, sizeof cmd, "%s --steps 'Q:8:ld:plain*'", g);
+    ck_assert_int_eq(tests_sh(cmd, NULL, NULL), 2);
 }
 END_TEST
 
 static const char *nvcc(void)
 {
-    if (sh_status("command -v nvcc >/dev/null 2>&1") == 0)
+    if (tests_sh("command -v nvcc", NULL, NULL) == 0)
         return "nvcc";
     if (access("/usr/local/cuda/bin/nvcc", X_OK) == 0)
         return "/usr/local/cuda/bin/nvcc";
@@ -85,8 +70,8 @@ START_TEST(scengen_rejects_what_l2sim_rejects)
         char cmd[1024];
         snprintf(cmd, sizeof cmd, "%s --setaside 0 --steps '%s; B:16:ld:plain*' 2>&1 >/dev/null", g, steps[i]);
         ASSERT_CONTAINS(sh_line(cmd), "l2sim would reject");
-        snprintf(cmd, sizeof cmd, "%s --setaside 0 --steps '%s; B:16:ld:plain*' >/dev/null 2>&1", g, steps[i]);
-        ck_assert_int_ne(sh_status(cmd), 0);
+        snprintf(cmd, sizeof cmd, "%s --setaside 0 --steps '%s; B:16:ld:plain*'", g, steps[i]);
+        ck_assert_int_ne(tests_sh(cmd, NULL, NULL), 0);
     }
 }
 END_TEST
@@ -98,11 +83,11 @@ START_TEST(hwprobe_builds)
         return; /* no CUDA toolkit: nothing to build */
     char bin[64], cmd[512];
     snprintf(bin, sizeof bin, "/tmp/l2sim-hwprobe-%d", (int)getpid());
-    snprintf(cmd, sizeof cmd, "%s -std=c++17 -arch=sm_90 -o %s tools/hwprobe/hwprobe.cu >/dev/null 2>&1", cc, bin);
-    ck_assert_int_eq(sh_status(cmd), 0);
+    snprintf(cmd, sizeof cmd, "%s -std=c++17 -arch=sm_90 -o %s tools/hwprobe/hwprobe.cu", cc, bin);
+    ck_assert_int_eq(tests_sh(cmd, NULL, NULL), 0);
     /* --info: 0 on a GPU, 77 (skip) without one */
-    snprintf(cmd, sizeof cmd, "%s --info >/dev/null 2>&1", bin);
-    int rc = sh_status(cmd), want = access("/dev/nvidia0", F_OK) == 0 ? 0 : 77;
+    snprintf(cmd, sizeof cmd, "%s --info", bin);
+    int rc = tests_sh(cmd, NULL, NULL), want = access("/dev/nvidia0", F_OK) == 0 ? 0 : 77;
     ck_assert_msg(rc == want, "hwprobe --info exited %d, expected %d", rc, want);
     unlink(bin);
 }
@@ -112,7 +97,7 @@ START_TEST(probe_skips_without_gpu)
 {
     if (access("/dev/nvidia0", F_OK) == 0)
         return; /* a GPU is here: measuring is not a unit test */
-    int rc = sh_status("bash tools/hwprobe/probe.sh tools/hwprobe/rows/validate.csv /dev/null 2>/dev/null");
+    int rc = tests_sh("bash tools/hwprobe/probe.sh tools/hwprobe/rows/validate.csv /dev/null", NULL, NULL);
     ck_assert_int_eq(rc, 77);
 }
 END_TEST

@@ -8,7 +8,6 @@
 #include "tests.h"
 
 #include <stdint.h>
-#include <sys/wait.h>
 #include <zlib.h>
 #include <zstd.h>
 
@@ -83,58 +82,15 @@ static const char EVERY_SIM[] = "setaside 4MiB\n"
                                 "R 0x1000 512 sm=3\n"
                                 "R 0x7e0000000000 4096 persisting sm=1\n";
 
-struct evs {
-    struct l2_event *v;
-    size_t n, cap;
-};
-
-static void evs_free(struct evs *x)
-{
-    free(x->v);
-    memset(x, 0, sizeof *x);
-}
-
-/* Reads path to its end or first error into out; returns the last
- * l2_trace_next result (0 or -1; -1 also when it cannot be opened). */
-static int read_events(const char *path, struct l2_symtab *syms, struct evs *out, l2_err *e)
-{
-    struct l2_trace *t;
-    memset(out, 0, sizeof *out);
-    e->msg[0] = 0;
-    if (l2_trace_open(&t, path, syms, e) < 0)
-        return -1;
-    struct l2_event ev;
-    int r;
-    while ((r = l2_trace_next(t, &ev, e)) == 1) {
-        if (out->n == out->cap) {
-            out->cap = out->cap ? out->cap * 2 : 256;
-            out->v = realloc(out->v, out->cap * sizeof *out->v);
-            ck_assert_ptr_nonnull(out->v);
-        }
-        out->v[out->n++] = ev;
-    }
-    l2_trace_close(t);
-    return r;
-}
-
+/* New temp files (paths of 64 bytes): empty, and holding `text`. */
 static void tmp_path(char *p)
 {
     tests_write_temp(p, 64, "");
 }
 
-static unsigned char *slurp_file(const char *path, size_t *len)
+static void write_text_file(char *path, const char *text)
 {
-    FILE *f = fopen(path, "rb");
-    ck_assert_ptr_nonnull(f);
-    ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
-    long n = ftell(f);
-    rewind(f);
-    unsigned char *b = malloc((size_t)n + 1);
-    ck_assert_ptr_nonnull(b);
-    ck_assert_uint_eq(fread(b, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    *len = (size_t)n;
-    return b;
+    tests_write_temp(path, 64, text);
 }
 
 static void write_file(const char *path, const void *b, size_t n)
@@ -144,53 +100,6 @@ static void write_file(const char *path, const void *b, size_t n)
     ck_assert_uint_eq(fwrite(b, 1, n, f), n);
     ck_assert_int_eq(fclose(f), 0);
 }
-
-/* Converts in (any format) to binary out with the library's writer. */
-static void to_binary(const char *in, const char *out, enum l2_comp comp)
-{
-    struct l2_symtab syms;
-    struct l2_trace *t;
-    struct l2_bin_writer *w;
-    struct l2_sink *s;
-    struct l2_event ev;
-    l2_err e;
-    ck_assert_int_eq(l2_symtab_init(&syms, &e), 0);
-    ck_assert_msg(l2_trace_open(&t, in, &syms, &e) == 0, "%s", e.msg);
-    ck_assert_int_eq(l2_bin_writer_open(&w, &syms, &e), 0);
-    int r;
-    while ((r = l2_trace_next(t, &ev, &e)) == 1)
-        if (l2_bin_writer_add(w, &ev, &e) < 0)
-            ck_abort_msg("%s", e.msg);
-    ck_assert_msg(r == 0, "%s", e.msg);
-    ck_assert_int_eq(l2_sink_open(&s, out, comp, &e), 0);
-    ck_assert_msg(l2_bin_writer_finish(w, s, &e) == 0, "%s", e.msg);
-    ck_assert_msg(l2_sink_close(s, &e) == 0, "%s", e.msg);
-    l2_bin_writer_free(w);
-    l2_trace_close(t);
-    l2_symtab_free(&syms);
-}
-
-/* Converts in (any format) to text out. */
-static void to_text(const char *in, const char *out)
-{
-    struct l2_symtab syms;
-    struct l2_trace *t;
-    struct l2_event ev;
-    l2_err e;
-    ck_assert_int_eq(l2_symtab_init(&syms, &e), 0);
-    ck_assert_msg(l2_trace_open(&t, in, &syms, &e) == 0, "%s", e.msg);
-    FILE *f = fopen(out, "w");
-    ck_assert_ptr_nonnull(f);
-    int r;
-    while ((r = l2_trace_next(t, &ev, &e)) == 1)
-        if (l2_event_write_text(f, &ev, &syms) < 0)
-            ck_abort_msg("write error");
-    ck_assert_msg(r == 0, "%s", e.msg);
-    ck_assert_int_eq(fclose(f), 0);
-    l2_trace_close(t);
-    l2_symtab_free(&syms);
-}
-
 
 /* Both files read to the same events (each into a fresh symbol table),
  * compared as they are read. */
@@ -226,26 +135,6 @@ static void assert_same_events(const char *p1, const char *p2)
     l2_symtab_free(&s2);
 }
 
-/* Events in path up to its end or first error; *r gets the last result. */
-static size_t count_events(const char *path, int *r, l2_err *e)
-{
-    struct l2_symtab s;
-    struct l2_trace *t;
-    struct l2_event ev;
-    size_t n = 0;
-    ck_assert_int_eq(l2_symtab_init(&s, e), 0);
-    e->msg[0] = 0;
-    if (l2_trace_open(&t, path, &s, e) < 0) {
-        *r = -1;
-    } else {
-        while ((*r = l2_trace_next(t, &ev, e)) == 1)
-            n++;
-        l2_trace_close(t);
-    }
-    l2_symtab_free(&s);
-    return n;
-}
-
 /* A text trace of n accesses with directives between them, spanning
  * several binary blocks when n > 65536. */
 static char *big_text(unsigned n)
@@ -271,30 +160,23 @@ static char *big_text(unsigned n)
     return t;
 }
 
-static void write_text_file(char *path, const char *text)
-{
-    tests_write_temp(path, 64, text);
-}
-
 START_TEST(roundtrip_every_kind)
 {
     char tp[64], bp[64];
     write_text_file(tp, EVERY);
     tmp_path(bp);
-    to_binary(tp, bp, L2_COMP_NONE);
+    tests_to_binary(tp, bp, L2_COMP_NONE);
     assert_same_events(tp, bp);
     /* positions are record numbers */
-    struct l2_symtab s;
-    struct evs x;
+    struct l2_event *v;
+    size_t n;
     l2_err e;
-    ck_assert_int_eq(l2_symtab_init(&s, &e), 0);
-    ck_assert_int_eq(read_events(bp, &s, &x, &e), 0);
-    for (size_t i = 0; i < x.n; i++)
-        if (x.v[i].pos != i + 1)
-            ck_abort_msg("event %zu: pos %llu", i, (unsigned long long)x.v[i].pos);
-    ck_assert_uint_eq(x.n, 37);
-    evs_free(&x);
-    l2_symtab_free(&s);
+    ck_assert_int_eq(tests_read_events(bp, &v, &n, &e), 0);
+    for (size_t i = 0; i < n; i++)
+        if (v[i].pos != i + 1)
+            ck_abort_msg("event %zu: pos %llu", i, (unsigned long long)v[i].pos);
+    ck_assert_uint_eq(n, 37);
+    free(v);
     unlink(tp);
     unlink(bp);
 }
@@ -307,7 +189,7 @@ START_TEST(roundtrip_several_blocks)
     write_text_file(tp, text);
     free(text);
     tmp_path(bp);
-    to_binary(tp, bp, L2_COMP_NONE);
+    tests_to_binary(tp, bp, L2_COMP_NONE);
     assert_same_events(tp, bp);
     unlink(tp);
     unlink(bp);
@@ -325,11 +207,11 @@ START_TEST(reencode_identical)
         tmp_path(b1);
         tmp_path(t2);
         tmp_path(b2);
-        to_binary(tp, b1, L2_COMP_NONE);
-        to_text(b1, t2);
-        to_binary(t2, b2, L2_COMP_NONE);
+        tests_to_binary(tp, b1, L2_COMP_NONE);
+        tests_to_text(b1, t2);
+        tests_to_binary(t2, b2, L2_COMP_NONE);
         size_t n1, n2;
-        unsigned char *x = slurp_file(b1, &n1), *y = slurp_file(b2, &n2);
+        char *x = tests_slurp_file(b1, &n1), *y = tests_slurp_file(b2, &n2);
         ck_assert_uint_eq(n1, n2);
         ck_assert_msg(memcmp(x, y, n1) == 0, "re-encoded binary differs");
         free(x);
@@ -351,15 +233,11 @@ START_TEST(empty_trace)
         char tp[64], bp[64];
         write_text_file(tp, texts[k]);
         tmp_path(bp);
-        to_binary(tp, bp, L2_COMP_NONE);
-        struct l2_symtab s;
-        struct evs x;
+        tests_to_binary(tp, bp, L2_COMP_NONE);
+        size_t n;
         l2_err e;
-        ck_assert_int_eq(l2_symtab_init(&s, &e), 0);
-        ck_assert_msg(read_events(bp, &s, &x, &e) == 0, "%s", e.msg);
-        ck_assert_uint_eq(x.n, 0);
-        evs_free(&x);
-        l2_symtab_free(&s);
+        ck_assert_msg(tests_read_events(bp, NULL, &n, &e) == 0, "%s", e.msg);
+        ck_assert_uint_eq(n, 0);
         unlink(tp);
         unlink(bp);
     }
@@ -377,8 +255,8 @@ static size_t header_size(size_t file_size, uint64_t m)
 static void expect_fail(const char *path, size_t good, const char *what)
 {
     l2_err e;
-    int r;
-    size_t n = count_events(path, &r, &e);
+    size_t n;
+    int r = tests_read_events(path, NULL, &n, &e);
     ck_assert_msg(r == -1, "%s: expected an error containing '%s'", path, what);
     ck_assert_msg(n == good, "%s: %zu events before the error, expected %zu (%s)", path, n, good, e.msg);
     char where[80];
@@ -391,7 +269,7 @@ static void expect_fail(const char *path, size_t good, const char *what)
  * a spare path for damaged copies: its bytes, header size and records. */
 struct damaged {
     char tp[64], bp[64], cp[64];
-    unsigned char *b;
+    char *b;
     size_t size, h;
     uint64_t total;
 };
@@ -403,12 +281,12 @@ static void damaged_open(struct damaged *d, unsigned m)
     free(text);
     tmp_path(d->bp);
     tmp_path(d->cp);
-    to_binary(d->tp, d->bp, L2_COMP_NONE);
+    tests_to_binary(d->tp, d->bp, L2_COMP_NONE);
     l2_err e;
-    int r;
-    d->total = count_events(d->bp, &r, &e);
-    ck_assert_int_eq(r, 0);
-    d->b = slurp_file(d->bp, &d->size);
+    size_t n;
+    ck_assert_int_eq(tests_read_events(d->bp, NULL, &n, &e), 0);
+    d->total = n;
+    d->b = tests_slurp_file(d->bp, &d->size);
     d->h = header_size(d->size, d->total);
 }
 
@@ -425,7 +303,7 @@ START_TEST(truncated)
     struct damaged d; /* 2 x BLOCK + 500 accesses; the records are counted */
     damaged_open(&d, 2 * BLOCK + 500);
     const char *cp = d.cp;
-    unsigned char *b = d.b;
+    char *b = d.b;
     const size_t size = d.size, h = d.h, bs = BLOCK * 16 + 4;
     const uint64_t total = d.total;
     const size_t cuts[] = {4, 7, 8, 20, 44, h - 1, h, h + 16 * 100 + 5, h + bs - 2, h + bs, h + bs + 16 * 7 + 3,
@@ -461,7 +339,7 @@ START_TEST(checksum)
     struct damaged d;
     damaged_open(&d, 2 * BLOCK + 10);
     const char *cp = d.cp;
-    unsigned char *b = d.b;
+    char *b = d.b;
     const size_t size = d.size, h = d.h, bs = BLOCK * 16 + 4;
     struct {
         size_t at;
@@ -493,9 +371,9 @@ START_TEST(bad_magic_and_version)
     write_text_file(tp, EVERY);
     tmp_path(bp);
     tmp_path(cp);
-    to_binary(tp, bp, L2_COMP_NONE);
+    tests_to_binary(tp, bp, L2_COMP_NONE);
     size_t size;
-    unsigned char *b = slurp_file(bp, &size);
+    char *b = tests_slurp_file(bp, &size);
     b[7] = 'X';
     write_file(cp, b, size);
     expect_fail(cp, 0, "bad magic");
@@ -535,9 +413,9 @@ START_TEST(bad_records_with_valid_checksum)
     write_text_file(tp, EVERY);
     tmp_path(bp);
     tmp_path(cp);
-    to_binary(tp, bp, L2_COMP_NONE);
+    tests_to_binary(tp, bp, L2_COMP_NONE);
     size_t size;
-    unsigned char *b = slurp_file(bp, &size);
+    char *b = tests_slurp_file(bp, &size);
     const uint64_t total = 37;
     size_t h = header_size(size, total);
     unsigned char *c = malloc(size);
@@ -582,7 +460,7 @@ END_TEST
 static void gzip_file(const char *in, const char *out, int members)
 {
     size_t n;
-    unsigned char *b = slurp_file(in, &n);
+    char *b = tests_slurp_file(in, &n);
     FILE *f = fopen(out, "wb");
     ck_assert_ptr_nonnull(f);
     fclose(f);
@@ -603,7 +481,7 @@ static void gzip_file(const char *in, const char *out, int members)
 static void zstd_file(const char *in, const char *out)
 {
     size_t n;
-    unsigned char *b = slurp_file(in, &n);
+    char *b = tests_slurp_file(in, &n);
     size_t cap = ZSTD_compressBound(n);
     unsigned char *z = malloc(cap);
     ZSTD_CCtx *c = ZSTD_createCCtx();
@@ -626,7 +504,7 @@ START_TEST(compressed_inputs)
         write_text_file(tp, texts[k]);
         tmp_path(bp);
         tmp_path(cp);
-        to_binary(tp, bp, L2_COMP_NONE);
+        tests_to_binary(tp, bp, L2_COMP_NONE);
         const char *plain[2] = {tp, bp};
         for (int p = 0; p < 2; p++) {
             gzip_file(plain[p], cp, 1);
@@ -637,9 +515,9 @@ START_TEST(compressed_inputs)
             assert_same_events(plain[p], cp);
         }
         /* the writer's own compression */
-        to_binary(tp, cp, L2_COMP_GZIP);
+        tests_to_binary(tp, cp, L2_COMP_GZIP);
         assert_same_events(tp, cp);
-        to_binary(tp, cp, L2_COMP_ZSTD);
+        tests_to_binary(tp, cp, L2_COMP_ZSTD);
         assert_same_events(tp, cp);
         unlink(tp);
         unlink(bp);
@@ -662,22 +540,17 @@ START_TEST(compressed_truncated)
         else
             gzip_file(tp, cp, 1);
         size_t n;
-        unsigned char *b = slurp_file(cp, &n);
+        char *b = tests_slurp_file(cp, &n);
         write_file(cp, b, n / 2);
-        struct l2_symtab s;
-        struct evs x;
+        size_t got;
         l2_err e;
-        ck_assert_int_eq(l2_symtab_init(&s, &e), 0);
-        ck_assert_int_eq(read_events(cp, &s, &x, &e), -1);
+        ck_assert_int_eq(tests_read_events(cp, NULL, &got, &e), -1);
         ASSERT_CONTAINS(e.msg, cp);
         ASSERT_CONTAINS(e.msg, z ? "truncated zstd stream" : "truncated gzip stream");
-        evs_free(&x);
         b[n / 2] ^= 0xff; /* corrupt in the middle */
         write_file(cp, b, n);
-        ck_assert_int_eq(read_events(cp, &s, &x, &e), -1);
+        ck_assert_int_eq(tests_read_events(cp, NULL, &got, &e), -1);
         ASSERT_CONTAINS(e.msg, "corrupt");
-        evs_free(&x);
-        l2_symtab_free(&s);
         free(b);
     }
     unlink(tp);
@@ -719,30 +592,11 @@ END_TEST
 
 /* ---- the command line ---- */
 
-/* Runs a shell command; stdout and stderr go to *out and *err. */
-static int sh(const char *cmd, char **out, char **err)
-{
-    char op[64], ep[64], full[2048];
-    tmp_path(op);
-    tmp_path(ep);
-    snprintf(full, sizeof full, "%s >%s 2>%s", cmd, op, ep);
-    int st = system(full);
-    size_t n;
-    *out = (char *)slurp_file(op, &n);
-    (*out)[n] = 0;
-    *err = (char *)slurp_file(ep, &n);
-    (*err)[n] = 0;
-    unlink(op);
-    unlink(ep);
-    ck_assert_msg(WIFEXITED(st), "%s did not exit", cmd);
-    return WEXITSTATUS(st);
-}
-
 /* The report without its "trace: NAME: ..." line (which names the file). */
 static char *report_body(const char *cmd)
 {
     char *out, *err;
-    int rc = sh(cmd, &out, &err);
+    int rc = tests_sh(cmd, &out, &err);
     ck_assert_msg(rc == 0, "%s: exit %d: %s", cmd, rc, err);
     ck_assert_str_eq(err, "");
     char *t = strstr(out, "\ntrace: ");
@@ -765,20 +619,20 @@ START_TEST(cli_convert_and_pipes)
     tmp_path(zs);
     snprintf(cmd, sizeof cmd, "%s convert %s %s && %s convert %s %s && %s convert %s %s", tests_l2sim(), tp, b1,
              tests_l2sim(), b1, t2, tests_l2sim(), t2, b2);
-    ck_assert_int_eq(sh(cmd, &out, &err), 0);
+    ck_assert_int_eq(tests_sh(cmd, &out, &err), 0);
     ck_assert_str_eq(out, "");
     ck_assert_str_eq(err, "");
     free(out);
     free(err);
     size_t n1, n2;
-    unsigned char *x = slurp_file(b1, &n1), *y = slurp_file(b2, &n2);
+    char *x = tests_slurp_file(b1, &n1), *y = tests_slurp_file(b2, &n2);
     ck_assert(n1 == n2 && memcmp(x, y, n1) == 0);
     ck_assert(n1 > 8 && memcmp(x, "L2SIMTRB", 8) == 0);
     free(x);
     free(y);
     snprintf(cmd, sizeof cmd, "%s convert --compress gzip --to text %s %s && %s convert --compress zstd %s %s",
              tests_l2sim(), b1, gz, tests_l2sim(), tp, zs);
-    ck_assert_int_eq(sh(cmd, &out, &err), 0);
+    ck_assert_int_eq(tests_sh(cmd, &out, &err), 0);
     free(out);
     free(err);
 
@@ -801,10 +655,8 @@ START_TEST(cli_convert_and_pipes)
 
     /* convert through pipes: - in, - out */
     snprintf(cmd, sizeof cmd, "cat %s | %s convert --to binary - - | %s convert - -", b1, tests_l2sim(), tests_l2sim());
-    ck_assert_int_eq(sh(cmd, &out, &err), 0);
-    size_t nt;
-    char *t2text = (char *)slurp_file(t2, &nt);
-    t2text[nt] = 0;
+    ck_assert_int_eq(tests_sh(cmd, &out, &err), 0);
+    char *t2text = tests_slurp_file(t2, NULL);
     ck_assert_str_eq(out, t2text);
     free(t2text);
     free(out);
@@ -827,25 +679,25 @@ START_TEST(cli_errors_print_no_report)
     free(big);
     tmp_path(bp);
     snprintf(cmd, sizeof cmd, "%s convert %s %s", tests_l2sim(), tp, bp);
-    ck_assert_int_eq(sh(cmd, &out, &err), 0);
+    ck_assert_int_eq(tests_sh(cmd, &out, &err), 0);
     free(out);
     free(err);
     /* truncated in its second block: the first was simulated, but nothing is reported */
     snprintf(cmd, sizeof cmd, "head -c 1100000 %s > %s.cut && %s run %s.cut", bp, bp, tests_l2sim(), bp);
-    ck_assert_int_eq(sh(cmd, &out, &err), 2);
+    ck_assert_int_eq(tests_sh(cmd, &out, &err), 2);
     ck_assert_str_eq(out, "");
     ASSERT_CONTAINS(err, ".cut: truncated after ");
     free(out);
     free(err);
     snprintf(cmd, sizeof cmd, "cat %s.cut | %s compare --variant name=a --variant name=b,set=setaside=0 -", bp,
              tests_l2sim());
-    ck_assert_int_eq(sh(cmd, &out, &err), 2);
+    ck_assert_int_eq(tests_sh(cmd, &out, &err), 2);
     ck_assert_str_eq(out, "");
     ASSERT_CONTAINS(err, "<stdin>: truncated after ");
     free(out);
     free(err);
     snprintf(cmd, sizeof cmd, "%s convert %s.cut %s.txt", tests_l2sim(), bp, bp);
-    ck_assert_int_eq(sh(cmd, &out, &err), 2);
+    ck_assert_int_eq(tests_sh(cmd, &out, &err), 2);
     ASSERT_CONTAINS(err, "truncated after ");
     free(out);
     free(err);
@@ -853,7 +705,7 @@ START_TEST(cli_errors_print_no_report)
     ck_assert_int_eq(system(cmd), 0);
     /* an error the simulator finds names the record */
     snprintf(cmd, sizeof cmd, "%s run --set sms=16 %s", tests_l2sim(), bp);
-    ck_assert_int_eq(sh(cmd, &out, &err), 2);
+    ck_assert_int_eq(tests_sh(cmd, &out, &err), 2);
     ck_assert_str_eq(out, "");
     char where[96];
     snprintf(where, sizeof where, "%s:record ", bp);
@@ -862,17 +714,17 @@ START_TEST(cli_errors_print_no_report)
     free(err);
     /* usage errors */
     snprintf(cmd, sizeof cmd, "%s convert --to json %s %s.x", tests_l2sim(), tp, bp);
-    ck_assert_int_eq(sh(cmd, &out, &err), 2);
+    ck_assert_int_eq(tests_sh(cmd, &out, &err), 2);
     ASSERT_CONTAINS(err, "--to must be text or binary");
     free(out);
     free(err);
     snprintf(cmd, sizeof cmd, "%s convert %s %s", tests_l2sim(), tp, tp);
-    ck_assert_int_eq(sh(cmd, &out, &err), 2);
+    ck_assert_int_eq(tests_sh(cmd, &out, &err), 2);
     ASSERT_CONTAINS(err, "same file");
     free(out);
     free(err);
     snprintf(cmd, sizeof cmd, "%s convert /tmp/l2sim-test-does-not-exist %s.x", tests_l2sim(), bp);
-    ck_assert_int_eq(sh(cmd, &out, &err), 2);
+    ck_assert_int_eq(tests_sh(cmd, &out, &err), 2);
     ASSERT_CONTAINS(err, "/tmp/l2sim-test-does-not-exist: cannot open");
     free(out);
     free(err);

@@ -14,6 +14,7 @@
 
 #include "config.h"
 #include "sim.h"
+#include "source.h"
 #include "symtab.h"
 #include "trace.h"
 
@@ -155,21 +156,133 @@ static inline char *tests_slurp(FILE *f)
     return s;
 }
 
+/* Reads the whole file `path` into a malloc'd NUL-terminated buffer; *len
+ * (if len is not NULL) gets its size. */
+static inline char *tests_slurp_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "cannot open %s", path);
+    char *s = tests_slurp(f);
+    if (len)
+        *len = (size_t)ftell(f); /* at the end, where tests_slurp left it */
+    fclose(f);
+    return s;
+}
+
+/* Runs shell command `cmd` (its own redirections apply within it) and
+ * returns its exit status; its stdout goes to *out and its stderr to *err,
+ * both malloc'd.  out NULL: stdout is dropped; err NULL: stderr goes where
+ * stdout goes. */
+static inline int tests_sh(const char *cmd, char **out, char **err)
+{
+    char opath[64] = "/dev/null", epath[64] = "&1", full[4096];
+    if (out)
+        tests_write_temp(opath, sizeof opath, "");
+    if (err)
+        tests_write_temp(epath, sizeof epath, "");
+    int n = snprintf(full, sizeof full, "{ %s\n} >%s 2>%s", cmd, opath, epath);
+    ck_assert_msg(n < (int)sizeof full, "command too long: %s", cmd);
+    int st = system(full);
+    if (out) {
+        *out = tests_slurp_file(opath, NULL);
+        unlink(opath);
+    }
+    if (err) {
+        *err = tests_slurp_file(epath, NULL);
+        unlink(epath);
+    }
+    ck_assert_msg(WIFEXITED(st), "%s did not exit", cmd);
+    return WEXITSTATUS(st);
+}
+
 /* Runs the built l2sim with `args` (shell words) from the repository
  * root; returns its exit status and its output (stdout + stderr) in *out. */
 static inline int tests_cli(const char *args, char **out)
 {
-    char opath[64], cmd[1024];
-    tests_write_temp(opath, sizeof opath, "");
-    snprintf(cmd, sizeof cmd, "%s %s >%s 2>&1", tests_l2sim(), args, opath);
-    int st = system(cmd);
-    FILE *f = fopen(opath, "r");
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s %s", tests_l2sim(), args);
+    return tests_sh(cmd, out, NULL);
+}
+
+/* Reads trace file `path` (into a symbol table of its own, freed before it
+ * returns) to its end or its first error.  Returns the last l2_trace_next
+ * result (0 or -1; -1 also when the file cannot be opened) with the error
+ * in e->msg; *n gets the number of events read and *evs (if evs is not
+ * NULL) a malloc'd array of them. */
+static inline int tests_read_events(const char *path, struct l2_event **evs, size_t *n, l2_err *e)
+{
+    struct l2_symtab syms;
+    struct l2_trace *t;
+    struct l2_event ev;
+    size_t cap = 0;
+    *n = 0;
+    if (evs)
+        *evs = NULL;
+    ck_assert_int_eq(l2_symtab_init(&syms, e), 0);
+    e->msg[0] = 0;
+    int r = l2_trace_open(&t, path, &syms, e);
+    if (r == 0) {
+        while ((r = l2_trace_next(t, &ev, e)) == 1) {
+            if (evs && *n == cap) {
+                cap = cap ? cap * 2 : 256;
+                *evs = realloc(*evs, cap * sizeof **evs);
+                ck_assert_ptr_nonnull(*evs);
+            }
+            if (evs)
+                (*evs)[*n] = ev;
+            ++*n;
+        }
+        l2_trace_close(t);
+    }
+    l2_symtab_free(&syms);
+    return r;
+}
+
+/* Converts trace file `in` (any format) to binary file `out` with the
+ * library's writer, compressed by `comp`. */
+static inline void tests_to_binary(const char *in, const char *out, enum l2_comp comp)
+{
+    struct l2_symtab syms;
+    struct l2_trace *t;
+    struct l2_bin_writer *w;
+    struct l2_sink *s;
+    struct l2_event ev;
+    l2_err e;
+    ck_assert_int_eq(l2_symtab_init(&syms, &e), 0);
+    ck_assert_msg(l2_trace_open(&t, in, &syms, &e) == 0, "%s", e.msg);
+    ck_assert_int_eq(l2_bin_writer_open(&w, &syms, &e), 0);
+    int r;
+    while ((r = l2_trace_next(t, &ev, &e)) == 1)
+        if (l2_bin_writer_add(w, &ev, &e) < 0)
+            ck_abort_msg("%s", e.msg);
+    ck_assert_msg(r == 0, "%s", e.msg);
+    ck_assert_int_eq(l2_sink_open(&s, out, comp, &e), 0);
+    ck_assert_msg(l2_bin_writer_finish(w, s, &e) == 0, "%s", e.msg);
+    ck_assert_msg(l2_sink_close(s, &e) == 0, "%s", e.msg);
+    l2_bin_writer_free(w);
+    l2_trace_close(t);
+    l2_symtab_free(&syms);
+}
+
+/* Converts trace file `in` (any format) to text file `out`. */
+static inline void tests_to_text(const char *in, const char *out)
+{
+    struct l2_symtab syms;
+    struct l2_trace *t;
+    struct l2_event ev;
+    l2_err e;
+    ck_assert_int_eq(l2_symtab_init(&syms, &e), 0);
+    ck_assert_msg(l2_trace_open(&t, in, &syms, &e) == 0, "%s", e.msg);
+    FILE *f = fopen(out, "w");
     ck_assert_ptr_nonnull(f);
-    *out = tests_slurp(f);
-    fclose(f);
-    unlink(opath);
-    ck_assert_msg(WIFEXITED(st), "%s did not exit", cmd);
-    return WEXITSTATUS(st);
+    int r;
+    while ((r = l2_trace_next(t, &ev, &e)) == 1)
+        if (l2_event_write_text(f, &ev, &syms) < 0)
+            ck_abort_msg("write error");
+    ck_assert_msg(r == 0, "%s", e.msg);
+    ck_assert_int_eq(fclose(f), 0);
+    l2_trace_close(t);
+    l2_symtab_free(&syms);
 }
 
 /* Compares the fields an event of its type carries (not its position);
