@@ -102,6 +102,7 @@ START_TEST(check_rejects_out_of_range)
     sp = static_spec(PRIO_EVICT_LAST);
     sp.kind = (enum l2_pol_kind)(POL_DESCRIPTOR + 1);
     ck_assert_int_eq(l2_policy_check(&sp, &e), -1);
+    ck_assert_ptr_nonnull(strstr(e.msg, "out of range"));
     struct l2_window_spec w = {.base = 0, .bytes = 4096, .hit_ratio = 0.5, .hit_prop = PRIO_EVICT_LAST,
                                .miss_prop = PRIO_EVICT_FIRST};
     ck_assert_int_eq(l2_window_check(&w, &e), 0);
