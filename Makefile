@@ -8,6 +8,11 @@ DEPS     := uthash-dev check pkg-config zlib1g-dev libzstd-dev
 CSTD     := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 OPT      ?= -O3 -g -flto=auto
+# Code for the building host's instruction set (popcnt, BMI2, AVX2: 8% fewer
+# instructions and about 7% less time on the benchmark); `make ARCH=` builds
+# for any CPU of the architecture.  On x86-64 AVX-512 is left out: it gains
+# nothing here and valgrind (tools/bench/count.sh) cannot run it.
+ARCH     ?= -march=native $(if $(filter x86_64,$(shell uname -m)),-mno-avx512f)
 ifdef SANITIZER
 BUILD    ?= build-san
 OPT      := -O1 -g -fno-omit-frame-pointer -fsanitize=$(SANITIZER) -fno-sanitize-recover=all
@@ -15,7 +20,7 @@ LDSAN    := -fsanitize=$(SANITIZER)
 else
 BUILD    ?= build
 endif
-CFLAGS   += $(CSTD) $(WARN) $(OPT) -pthread
+CFLAGS   += $(CSTD) $(WARN) $(OPT) $(ARCH) -pthread
 AR       := gcc-ar # archives of link-time-optimised objects
 # zlib (gzip traces, checksums) and libzstd; deferred (=) so that pkg-config
 # runs after tools/deps.sh has installed it
@@ -26,8 +31,9 @@ LIB_SRC  := $(filter-out sim/main.c,$(wildcard sim/*.c))
 LIB_OBJ  := $(LIB_SRC:sim/%.c=$(BUILD)/obj/%.o)
 TEST_SRC := $(wildcard tests/test_*.c)
 STAMP    := $(BUILD)/.deps
+FLAGS    := $(BUILD)/.flags
 
-.PHONY: all deps test unit golden golden-update calibrate bench hwprobe clean
+.PHONY: FORCE all deps test unit golden golden-update calibrate bench hwprobe clean
 all: $(BUILD)/l2sim $(BUILD)/scengen $(BUILD)/tracegen
 
 $(STAMP):
@@ -37,7 +43,14 @@ $(STAMP):
 
 deps: $(STAMP)
 
-$(BUILD)/obj/%.o: sim/%.c sim/*.h $(STAMP)
+# The compiler and its flags, rewritten only when they change (another OPT,
+# ARCH or SANITIZER), so that a change rebuilds everything.
+$(FLAGS): FORCE
+	@mkdir -p $(BUILD)
+	@echo '$(CC) $(CFLAGS)' | cmp -s - $@ || echo '$(CC) $(CFLAGS)' >$@
+FORCE:
+
+$(BUILD)/obj/%.o: sim/%.c sim/*.h $(STAMP) $(FLAGS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
@@ -50,7 +63,7 @@ $(BUILD)/l2sim: $(BUILD)/obj/main.o $(BUILD)/libl2sim.a
 $(BUILD)/scengen: tools/scengen/scengen.c $(BUILD)/libl2sim.a
 	$(CC) $(CFLAGS) -Isim -o $@ $< $(BUILD)/libl2sim.a $(LDSAN) $(LDLIBS)
 
-$(BUILD)/tracegen: tools/tracegen/tracegen.c sim/policy.h sim/common.h $(STAMP)
+$(BUILD)/tracegen: tools/tracegen/tracegen.c sim/policy.h sim/common.h $(STAMP) $(FLAGS)
 	$(CC) $(CFLAGS) -Isim -o $@ $< $(LDSAN) $(LDLIBS)
 
 CHECK_CFLAGS = $(shell pkg-config --cflags check)

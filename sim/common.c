@@ -16,10 +16,12 @@ const char *const l2_prio_names[L2_NPRIO] = {L2_PRIO_LIST(L2_X_NAME)};
 #define L2_X_OPCH(id, ch, name) [id] = ch,
 const char l2_op_chars[L2_NOP] = {L2_OP_LIST(L2_X_OPCH)};
 
+#ifndef __POPCNT__
 #define B2(n) n, n + 1, n + 1, n + 2
 #define B4(n) B2(n), B2(n + 1), B2(n + 1), B2(n + 2)
 #define B6(n) B4(n), B4(n + 1), B4(n + 1), B4(n + 2)
 const uint8_t l2_popcount8_table[256] = {B6(0), B6(1), B6(1), B6(2)};
+#endif
 
 int l2_grow(void *pp, uint32_t *cap, uint64_t need, size_t elem, l2_err *e)
 {

@@ -104,7 +104,19 @@ static inline unsigned l2_log2_ceil(uint64_t v)
     return k;
 }
 
-/* Bits set in a sector mask (a table: no popcnt instruction is assumed). */
+/* Bits set: the popcnt instruction where the build targets it (ARCH in the
+ * Makefile), else a table for sector masks and the bit trick for words. */
+#ifdef __POPCNT__
+static inline unsigned l2_popcount8(uint8_t m)
+{
+    return (unsigned)__builtin_popcount(m);
+}
+
+static inline unsigned l2_popcount32(uint32_t m)
+{
+    return (unsigned)__builtin_popcount(m);
+}
+#else
 extern const uint8_t l2_popcount8_table[256];
 static inline unsigned l2_popcount8(uint8_t m)
 {
@@ -117,6 +129,7 @@ static inline unsigned l2_popcount32(uint32_t m)
     m = (m & 0x33333333u) + ((m >> 2) & 0x33333333u);
     return (((m + (m >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24;
 }
+#endif
 
 /* Zeroed, 64-byte aligned memory for a large table that is read at random
  * (free with free()).  From 2 MiB up it is aligned to 2 MiB and, where the
