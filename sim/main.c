@@ -26,6 +26,7 @@
 #define EXIT_EXPECT 1
 #define EXIT_INPUT 2
 #define MAX_VARIANTS 16
+#define MAX_SIMS (MAX_THREADS > MAX_VARIANTS ? MAX_THREADS : MAX_VARIANTS)
 #define MAX_SETS 64
 #define MAX_THREADS 64
 #define BATCH 2048 /* events decoded at a time and shared by the workers */
@@ -398,12 +399,16 @@ static void progress_end(struct progress *p)
 /*
  * The driver.  The calling thread reads and decodes the trace once, a
  * batch of events at a time, into a ring of NBUF buffers; `nworkers`
- * threads each run their share of the simulators over the batches in
- * order (every simulator sees every event, in order), so decoding
- * overlaps simulation even with one worker.  Simulators are independent: the
- * variants of compare, or the lanes of run --threads (each simulating the
- * sets it owns).  A simulator's error stops the run; the one at the
- * earliest record is reported.
+ * threads run the simulators over the batches, each simulator over every
+ * batch in order, so decoding overlaps simulation even with one worker.
+ * Simulators are independent: the variants of compare, or the lanes of run
+ * --threads (each simulating the sets it owns).  A worker runs one
+ * simulator over one batch at a time, and takes the next such step where
+ * it can: first a simulator of its own share (k % nworkers == id: the
+ * lanes keep their host caches), else the one furthest behind that no
+ * worker is running, so that uneven simulators (variants differ in cost)
+ * keep every worker busy.  A simulator's error stops the run; the one at
+ * the earliest record is reported.
  */
 struct batch {
     struct l2_event ev[BATCH];
@@ -416,13 +421,16 @@ struct driver {
     unsigned nsims, nworkers;
     struct batch buf[NBUF];
     pthread_mutex_t mu;
-    pthread_cond_t posted_cv;   /* workers wait here for batches */
-    pthread_cond_t free_cv;     /* the decoder waits here for buffers */
-    uint64_t posted;            /* batches handed out */
-    uint64_t done[MAX_THREADS]; /* batches each worker has finished */
-    uint64_t wake_at;           /* the decoder sleeps until every worker finished this many; 0: awake */
+    pthread_cond_t posted_cv; /* workers wait here for work */
+    pthread_cond_t free_cv;   /* the decoder waits here for buffers */
+    uint64_t posted;          /* batches handed out */
+    uint64_t done[MAX_SIMS];  /* batches each simulator has finished */
+    unsigned char busy[MAX_SIMS]; /* a worker is running the simulator */
+    unsigned idle;            /* workers waiting for work */
+    uint64_t wake_at;         /* the decoder sleeps until every simulator finished this many; 0: awake */
     int stop;          /* no more batches */
     uint64_t err_pos;  /* trace position (l2_event.pos) of the earliest simulator error; UINT64_MAX: none */
+    unsigned err_sim;  /* the simulator that failed there */
     l2_err err;
     struct l2_trace *trace;
 };
@@ -432,64 +440,83 @@ struct worker {
     unsigned id;
 };
 
-/* Runs this worker's simulators over one batch. */
-static void run_batch(struct driver *d, unsigned id, const struct batch *b)
+/* Runs simulator k over one batch. */
+static void run_batch(struct driver *d, unsigned k, const struct batch *b)
 {
-    for (unsigned k = id; k < d->nsims; k += d->nworkers) {
-        for (size_t i = 0; i < b->n; i++) {
-            l2_err e;
-            if (l2_sim_event(d->sims[k], &b->ev[i], &e) < 0) {
-                if (d->names)
-                    l2_prefix(&e, "variant %s", d->names[k]);
-                pthread_mutex_lock(&d->mu);
-                if (b->ev[i].pos < d->err_pos) {
-                    d->err_pos = b->ev[i].pos;
-                    d->err = e;
-                }
-                pthread_mutex_unlock(&d->mu);
-                break;
+    for (size_t i = 0; i < b->n; i++) {
+        l2_err e;
+        if (l2_sim_event(d->sims[k], &b->ev[i], &e) < 0) {
+            if (d->names)
+                l2_prefix(&e, "variant %s", d->names[k]);
+            pthread_mutex_lock(&d->mu);
+            /* the earliest record; at the same record, the first variant */
+            if (b->ev[i].pos < d->err_pos || (b->ev[i].pos == d->err_pos && k < d->err_sim)) {
+                d->err_pos = b->ev[i].pos;
+                d->err_sim = k;
+                d->err = e;
             }
+            pthread_mutex_unlock(&d->mu);
+            return;
         }
     }
 }
 
-/* Batches finished by the slowest worker (called with the lock held). */
+/* Batches finished by the slowest simulator (called with the lock held). */
 static uint64_t slowest(const struct driver *d)
 {
     uint64_t m = UINT64_MAX;
-    for (unsigned i = 0; i < d->nworkers; i++)
-        m = d->done[i] < m ? d->done[i] : m;
+    for (unsigned k = 0; k < d->nsims; k++)
+        m = d->done[k] < m ? d->done[k] : m;
     return m;
+}
+
+/* The simulator worker `id` runs next: of its own share, else any, the
+ * one furthest behind among those with a batch to run and no worker; -1:
+ * none (called with the lock held). */
+static int pick(const struct driver *d, unsigned id)
+{
+    int best = -1;
+    for (unsigned pass = 0; pass < 2 && best < 0; pass++)
+        for (unsigned k = pass ? 0 : id; k < d->nsims; k += pass ? 1 : d->nworkers)
+            if (!d->busy[k] && d->done[k] < d->posted && (best < 0 || d->done[k] < d->done[best]))
+                best = (int)k;
+    return best;
 }
 
 static void *worker_main(void *arg)
 {
     struct worker *w = arg;
     struct driver *d = w->d;
-    uint64_t seen = 0;
+    pthread_mutex_lock(&d->mu);
     for (;;) {
-        pthread_mutex_lock(&d->mu);
-        while (d->posted == seen && !d->stop)
+        int k = pick(d, w->id);
+        if (k < 0) {
+            if (d->stop)
+                break;
+            d->idle++;
             pthread_cond_wait(&d->posted_cv, &d->mu);
-        if (d->posted == seen) {
-            pthread_mutex_unlock(&d->mu);
-            return NULL;
+            d->idle--;
+            continue;
         }
-        seen++;
+        d->busy[k] = 1;
+        if (d->idle && pick(d, w->id) >= 0)
+            pthread_cond_signal(&d->posted_cv); /* more work than running workers */
+        const struct batch *b = &d->buf[d->done[k] % NBUF];
         uint64_t err_pos = d->err_pos;
         pthread_mutex_unlock(&d->mu);
         /* a batch after the earliest error so far cannot hold an earlier one */
-        const struct batch *b = &d->buf[(seen - 1) % NBUF];
-        if (b->ev[0].pos < err_pos)
-            run_batch(d, w->id, b);
+        if (b->ev[0].pos <= err_pos)
+            run_batch(d, (unsigned)k, b);
         pthread_mutex_lock(&d->mu);
-        d->done[w->id] = seen;
+        d->busy[k] = 0;
+        d->done[k]++;
         if (d->wake_at && slowest(d) >= d->wake_at) {
             d->wake_at = 0;
             pthread_cond_signal(&d->free_cv);
         }
-        pthread_mutex_unlock(&d->mu);
     }
+    pthread_mutex_unlock(&d->mu);
+    return NULL;
 }
 
 /* Reads the trace once, feeding every simulator with `nworkers` threads
@@ -532,7 +559,7 @@ static int64_t simulate(struct l2_sim **sims, const char *const *names, unsigned
     progress_start(&pg);
     for (uint64_t k = 0; r == 0; k++) {
         struct batch *b = &d->buf[k % NBUF];
-        /* buffer k % NBUF is free once every worker finished batch k -
+        /* buffer k % NBUF is free once every simulator finished batch k -
          * NBUF; once the ring is full, the decoder sleeps until half of
          * it is free, so that it wakes once per NBUF / 2 batches */
         pthread_mutex_lock(&d->mu);

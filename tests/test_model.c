@@ -1,8 +1,8 @@
 /*
  * test_model.c - the rules fitted to the H100 measurements, worked by hand
  * on tiny caches: the evict_first cap (first_ways, whole and fractional),
- * the stripe set index, evict_first stores, and identical results for any
- * --threads (lanes and compare workers).
+ * the stripe set index, evict_first stores, and identical results and
+ * errors for any --threads (lanes and compare workers).
  */
 #include "tests.h"
 
@@ -213,6 +213,36 @@ START_TEST(threads_same_report)
 }
 END_TEST
 
+/* Every variant fails at the same record: the error names the first
+ * variant, whichever worker reaches the record first.  The first variant
+ * is the slowest (32 ways: the generic access path) and the trace's 40,000
+ * accesses before the bad one span 20 batches, so the faster variants,
+ * which the other worker runs, reach it first. */
+START_TEST(threads_first_variant_error)
+{
+    char path[64];
+    tests_write_temp(path, sizeof path, "");
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    for (unsigned i = 0; i < 40000; i++)
+        fprintf(f, "R 0x%x 512 sm=%u\n", (i * 2654435761u) & 0xfffffe00u, i % 132);
+    fputs("R 0x0 4 sm=9999\n", f);
+    fclose(f);
+    char args[256];
+    snprintf(args, sizeof args,
+             "compare --threads 2 --variant name=slow,set=ways=32 --variant name=fast,set=far_copy=0 "
+             "--variant name=fast2,set=far_copy=0 %s",
+             path);
+    for (int rep = 0; rep < 3; rep++) {
+        char *out;
+        ck_assert_int_eq(tests_cli(args, &out), 2);
+        ck_assert_msg(strstr(out, ":40001: variant slow: sm=9999") != NULL, "%s", out);
+        free(out);
+    }
+    unlink(path);
+}
+END_TEST
+
 Suite *model_suite(void)
 {
     Suite *s = suite_create("model");
@@ -224,6 +254,7 @@ Suite *model_suite(void)
     tcase_add_test(tc, stripe_consecutive_sets);
     tcase_add_test(tc, evict_first_store_is_normal);
     tcase_add_test(tc, threads_same_report);
+    tcase_add_test(tc, threads_first_variant_error);
     suite_add_tcase(s, tc);
     return s;
 }
