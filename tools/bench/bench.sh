@@ -11,8 +11,10 @@
 # /dev/null; plus, for reference, two one-thread binary runs at the same
 # time (what the cores give (c) and (d)), the reader alone
 # (tools/bench/readspeed.c) and md5sum over the binary trace as the
-# machine's yardstick.  The traces
-# are kept in BUILD/bench/ and reused.  Quick look: BENCH_N=5000000 make bench.
+# machine's yardstick.  Ratios ((c), (d), the two runs at once) are taken
+# within a repetition, whose runs follow each other, then their median is
+# reported.  The traces are kept in BUILD/bench/ and reused.  Quick look:
+# BENCH_N=5000000 make bench.
 #
 # $RUN below is a command with its options, split into words on purpose.
 # shellcheck disable=SC2086,SC2046
@@ -32,7 +34,7 @@ case $N in '' | *[!0-9]*) echo "bench: BENCH_N must be a number" >&2; exit 2 ;; 
 case $RUNS in '' | 0 | *[!0-9]*) echo "bench: BENCH_RUNS must be a positive number" >&2; exit 2 ;; esac
 tools/deps.sh time || { echo "bench: GNU time (/usr/bin/time) is needed" >&2; exit 1; }
 mkdir -p "$DIR"
-trap 'rm -f "$TIMES" "$TIMES.one" "$TRACE.tmp" "$BIN.tmp" "$DIR/stderr"' EXIT INT TERM
+trap 'rm -f "$TIMES" "$TIMES.one" "$TIMES.b" "$TIMES.c" "$TIMES.p" "$TRACE.tmp" "$BIN.tmp" "$DIR/stderr"' EXIT INT TERM
 
 say() { echo "bench: $*" >&2; }
 
@@ -64,7 +66,7 @@ median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] 
 # rate SECONDS [COUNT]: millions of COUNT (default: the accesses) per second
 rate() { awk -v n="${2:-$N}" -v s="$1" 'BEGIN { if (s > 0) printf "%.1f", n / s / 1e6; else print "inf" }'; }
 
-# measure NAME CMD...: RUNS timed runs; sets M_TIME (median seconds) and M_RSS (largest KiB).
+# measure NAME CMD...: RUNS timed runs; sets M_TIME (median seconds).
 measure() {
     name=$1
     shift
@@ -76,7 +78,6 @@ measure() {
         i=$((i + 1))
     done
     M_TIME=$(cut -d' ' -f1 "$TIMES" | median)
-    M_RSS=$(cut -d' ' -f2 "$TIMES" | sort -g | tail -n 1)
 }
 
 RUN="$L2SIM run --config $CFG --semantics hardware"
@@ -94,17 +95,32 @@ READ_BIN=$M_TIME
 
 measure "(a) text input" $RUN "$TRACE"
 A_TIME=$M_TIME
-measure "(b) binary input" $RUN "$BIN"
-B_TIME=$M_TIME
-B_RSS=$M_RSS
-
-measure "(c) binary, --threads 2" $RUN --threads 2 "$BIN"
-C_TIME=$M_TIME
-
-# yardstick for (c) and (d): two separate one-thread runs at the same time,
-# what the machine's cores give this program when nothing is shared
-measure "two binary runs at once" sh -c "$RUN \"\$1\" & p=\$!; $RUN \"\$1\" && wait \$p" sh "$BIN"
-PAIR_TIME=$M_TIME
+# (b), (c) and the two-at-once yardstick interleaved, one run of each per
+# repetition: the machine's speed drifts by tens of percent within minutes,
+# so (c) and the yardstick are ratios within a repetition (then their
+# median), not ratios of medians taken minutes apart
+: >"$TIMES.b"
+: >"$TIMES.c"
+: >"$TIMES.p"
+i=1
+while [ "$i" -le "$RUNS" ]; do
+    say "(b) binary input, (c) --threads 2 and two runs at once, repetition $i of $RUNS"
+    : >"$TIMES"
+    timed $RUN "$BIN"
+    timed $RUN --threads 2 "$BIN"
+    # two separate one-thread runs at the same time: what the machine's
+    # cores give this program when nothing is shared
+    timed sh -c "$RUN \"\$1\" & p=\$!; $RUN \"\$1\" && wait \$p" sh "$BIN"
+    sed -n 1p "$TIMES" >>"$TIMES.b"
+    sed -n 2p "$TIMES" >>"$TIMES.c"
+    sed -n 3p "$TIMES" >>"$TIMES.p"
+    i=$((i + 1))
+done
+B_TIME=$(cut -d' ' -f1 "$TIMES.b" | median)
+B_RSS=$(cut -d' ' -f2 "$TIMES.b" | sort -g | tail -n 1)
+C_TIME=$(cut -d' ' -f1 "$TIMES.c" | median)
+SPEEDUP=$(paste -d' ' "$TIMES.b" "$TIMES.c" | awk '{ print ($3 > 0 ? $1 / $3 : 0) }' | median)
+PAIR=$(paste -d' ' "$TIMES.b" "$TIMES.p" | awk '{ print ($3 > 0 ? 2 * $1 / $3 : 0) }' | median)
 
 # (d) four variants that differ in what they simulate (NAME:SETTING; base
 # sets the configuration's own value), in one compare and in four runs; the
@@ -143,13 +159,13 @@ printf '%-38s %-24s %-22s %s\n' "(a) text input" "$A_RATE M lines/s" ">= 15 M li
     "$(verdict "$A_RATE >= 15")"
 printf '%-38s %-24s %-22s %s\n' "(b) binary input" "$B_RATE M accesses/s" ">= 50 M accesses/s" \
     "$(verdict "$B_RATE >= 50")"
-SPEEDUP=$(awk -v b="$B_TIME" -v c="$C_TIME" 'BEGIN { printf "%.2f", (c > 0 ? b / c : 0) }')
+SPEEDUP=$(awk -v r="$SPEEDUP" 'BEGIN { printf "%.2f", r }')
 printf '%-38s %-24s %-22s %s\n' "(c) binary, --threads 2" "$(rate "$C_TIME") M/s = ${SPEEDUP}x" \
     ">= 1.7x one thread" "$(verdict "$SPEEDUP >= 1.7")"
 printf '%-38s %-24s %-22s %s\n' "(d) compare 4 variants / 4 runs" "$(awk -v r="$D_RATIO" 'BEGIN { printf "%.2fx", r }')" \
     "< 0.5x" "$(verdict "$D_RATIO < 0.5")"
 printf '%-38s %-24s %-22s %s\n' "(e) peak RSS, binary run" "$RSS_MIB MiB" "<= 64 MiB" "$(verdict "$RSS_MIB <= 64")"
-PAIR=$(awk -v b="$B_TIME" -v p="$PAIR_TIME" 'BEGIN { printf "%.2f", (p > 0 ? 2 * b / p : 0) }')
+PAIR=$(awk -v r="$PAIR" 'BEGIN { printf "%.2f", r }')
 printf '%-38s %-24s\n' "(ref) two binary runs at once" "${PAIR}x the rate of one"
 printf '%-38s %-24s\n' "(ref) reader alone, text" "$(rate "$READ_TEXT") M accesses/s"
 printf '%-38s %-24s\n' "(ref) reader alone, binary" "$(rate "$READ_BIN") M accesses/s"
