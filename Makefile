@@ -8,8 +8,8 @@ DEPS     := uthash-dev check pkg-config zlib1g-dev libzstd-dev
 CSTD     := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 OPT      ?= -O3 -g -flto=auto
-# Code for the building host's instruction set (popcnt, BMI2, AVX2: 8% fewer
-# instructions and about 7% less time on the benchmark); `make ARCH=` builds
+# Code for the building host's instruction set (popcnt, BMI2, AVX2: 11% fewer
+# instructions by tools/bench/count.sh, about 7% less time); `make ARCH=` builds
 # for any CPU of the architecture.  On x86-64 AVX-512 is left out: it gains
 # nothing here and valgrind (tools/bench/count.sh) cannot run it.
 ARCH     ?= -march=native $(if $(filter x86_64,$(shell uname -m)),-mno-avx512f)

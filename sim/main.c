@@ -26,9 +26,9 @@
 #define EXIT_EXPECT 1
 #define EXIT_INPUT 2
 #define MAX_VARIANTS 16
-#define MAX_SIMS (MAX_THREADS > MAX_VARIANTS ? MAX_THREADS : MAX_VARIANTS)
 #define MAX_SETS 64
 #define MAX_THREADS 64
+#define MAX_SIMS (MAX_THREADS > MAX_VARIANTS ? MAX_THREADS : MAX_VARIANTS)
 #define BATCH 2048 /* events decoded at a time and shared by the workers */
 #define NBUF 8     /* batches in flight: workers may drift this far apart */
 
