@@ -32,7 +32,8 @@ int l2_init(struct l2 *l, const struct l2_config *cfg, l2_err *e)
     l->sectors = (unsigned)(cfg->line_size / cfg->sector_size);
     l->sets = l2_config_sets(cfg);
     l->seed = l2_mix64(cfg->hash_seed + 0x51ed270b27a3c5d1ULL);
-    l->chunk_shift = l2_log2_ceil(cfg->hash_chunk) > l->line_shift ? l2_log2_ceil(cfg->hash_chunk) - l->line_shift : 0;
+    unsigned chunk_log2 = l2_log2_ceil(cfg->hash_chunk);
+    l->chunk_shift = chunk_log2 > l->line_shift ? chunk_log2 - l->line_shift : 0;
     l->part = calloc(l->nparts, sizeof *l->part);
     l->sm_part = calloc(cfg->sms, sizeof *l->sm_part);
     if (!l->part || !l->sm_part) {

@@ -1,7 +1,7 @@
 /*
  * l2_path.h - the access path of the L2 (l2_access) as inline functions
  * of the set layout, so that a caller can compile it with a constant
- * layout: every offset and loop bound folds (12% fewer instructions for
+ * layout: every offset and loop bound folds (17% fewer instructions for
  * 16 ways).  l2.c builds l2_access from it; sim.c inlines it into its own
  * per-access loop, compiled once per layout.  See l2.h for the model.
  */

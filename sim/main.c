@@ -611,7 +611,6 @@ static int64_t simulate(struct l2_sim **sims, const char *const *names, unsigned
     return r < 0 ? -1 : records;
 }
 
-
 static int setup_sim(struct l2_sim *s, const struct variant_opts *v, struct l2_symtab *syms, l2_err *e)
 {
     struct l2_config cfg;

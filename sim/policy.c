@@ -74,7 +74,6 @@ static unsigned interleave_n(const struct l2_policy_spec *s)
     return c < 0 ? 0u : c > 15 ? 15u : (unsigned)c;
 }
 
-
 /* Block-size code k of a range request: block = 4 KiB << k. */
 static unsigned range_k(uint64_t total)
 {
@@ -266,7 +265,6 @@ void l2_window_describe(const struct l2_window_spec *w, enum l2_semantics sem, c
              (unsigned long long)w->bytes, w->hit_ratio, l2_prio_names[w->hit_prop], l2_prio_names[w->miss_prop]);
     share_outcome(buf, n, doc.share60, hw.share60, sem, "window");
 }
-
 
 /* Consumes a trailing "api=libcu|ptx" word. */
 static int parse_api(int *argc, const char *const *argv, const size_t *lens, enum l2_api *api, l2_err *e)

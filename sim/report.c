@@ -352,7 +352,6 @@ static void json_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
-
 static void json_counters(FILE *f, const struct l2_counters *c)
 {
     const uint64_t *v = (const uint64_t *)c;

@@ -30,7 +30,6 @@ static inline uint32_t fastmod(uint32_t a, uint64_t m, uint32_t d)
     return (uint32_t)(((unsigned __int128)(m * a) * d) >> 64);
 }
 
-
 static uint32_t cycles_of(double c)
 {
     return c < 0 ? 0 : c > 2e9 ? 2000000000u : (uint32_t)(c + 0.5);

@@ -102,7 +102,6 @@ static int split(const char *s, size_t n, const char **w, size_t *wl)
     }
 }
 
-
 static int parse_u32_word(const char *w, size_t n, uint32_t *out, const char *what, l2_err *e)
 {
     uint64_t v;

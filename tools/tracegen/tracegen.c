@@ -100,7 +100,6 @@ static int quickstart(void)
     return 0;
 }
 
-
 /*
  * bench: N accesses in rounds of four kernels of up to BK accesses each
  * (BK = N / 48 between 1024 and 1M, so that even a short trace has
