@@ -525,7 +525,7 @@ static void *worker_main(void *arg)
 static int64_t simulate(struct l2_sim **sims, const char *const *names, unsigned n, unsigned nworkers,
                         const char *path, struct l2_symtab *syms, l2_err *e)
 {
-    struct driver *d = calloc(1, sizeof *d);
+    struct driver *d = aligned_alloc(_Alignof(struct driver), sizeof *d); /* a multiple of its alignment */
     struct worker wk[MAX_THREADS];
     pthread_t th[MAX_THREADS];
     unsigned started = 0;
@@ -534,6 +534,7 @@ static int64_t simulate(struct l2_sim **sims, const char *const *names, unsigned
     int r = 0;
     if (!d)
         return l2_fail(e, "out of memory");
+    memset(d, 0, sizeof *d);
     if (nworkers > n)
         nworkers = n;
     if (l2_trace_open(&d->trace, path, syms, e) < 0) {

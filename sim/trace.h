@@ -23,8 +23,12 @@ enum l2_ev_type { EV_ACCESS, EV_POLICY, EV_WINDOW, EV_WINDOW_OFF, EV_SETASIDE, E
 #define L2_MAX_ACCESS 4096u
 #define L2_MAX_KNAME 128u
 
+/* An event.  The fields an access uses come first and an event starts a
+ * 64-byte line (arrays of events: decoded batches), so that the thread
+ * that simulates an access reads one host cache line of it; heap arrays
+ * of events need aligned_alloc. */
 struct l2_event {
-    enum l2_ev_type type;
+    _Alignas(64) enum l2_ev_type type;
     uint64_t pos; /* source line (text) or record number */
     /* EV_ACCESS */
     uint64_t addr;
@@ -38,9 +42,11 @@ struct l2_event {
         uint64_t bytes; /* EV_SETASIDE */
         uint64_t at1;   /* EV_ACCESS: 1 + the @CYCLE issue cycle; 0: none (see l2_event_cycle) */
     };
-    struct l2_policy_spec pol;
-    struct l2_window_spec win;
-    char kname[L2_MAX_KNAME]; /* EV_KERNEL */
+    union { /* by type: events are copied through batches, so they stay small */
+        struct l2_policy_spec pol; /* EV_POLICY */
+        struct l2_window_spec win; /* EV_WINDOW */
+        char kname[L2_MAX_KNAME];  /* EV_KERNEL */
+    };
 };
 
 /* The optional issue time of an access (`@CYCLE` in text, a cycle record

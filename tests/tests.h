@@ -223,10 +223,14 @@ static inline int tests_read_events(const char *path, struct l2_event **evs, siz
     int r = l2_trace_open(&t, path, &syms, e);
     if (r == 0) {
         while ((r = l2_trace_next(t, &ev, e)) == 1) {
-            if (evs && *n == cap) {
+            if (evs && *n == cap) { /* events are 64-byte aligned: no realloc */
                 cap = cap ? cap * 2 : 256;
-                *evs = realloc(*evs, cap * sizeof **evs);
-                ck_assert_ptr_nonnull(*evs);
+                struct l2_event *v = aligned_alloc(_Alignof(struct l2_event), cap * sizeof *v);
+                ck_assert_ptr_nonnull(v);
+                if (*n)
+                    memcpy(v, *evs, *n * sizeof *v);
+                free(*evs);
+                *evs = v;
             }
             if (evs)
                 (*evs)[*n] = ev;
