@@ -270,7 +270,7 @@ void l2_window_describe(const struct l2_window_spec *w, enum l2_semantics sem, c
 static int parse_api(int *argc, const char *const *argv, const size_t *lens, enum l2_api *api, l2_err *e)
 {
     *api = API_LIBCU;
-    if (*argc > 0 && lens[*argc - 1] > 4 && memcmp(argv[*argc - 1], "api=", 4) == 0) {
+    if (*argc > 0 && l2_has_prefix(argv[*argc - 1], lens[*argc - 1], "api=")) {
         const char *v = argv[*argc - 1] + 4;
         size_t vn = lens[*argc - 1] - 4;
         if (l2_word_is(v, vn, "libcu"))

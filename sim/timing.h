@@ -69,7 +69,8 @@
  *    (l2_hist_lower).
  *
  * Every table is allocated at l2_timing_init or when a kernel starts (the
- * @CYCLE buckets at its first @CYCLE); the per-access path does arithmetic and array indexing only.
+ * @CYCLE buckets at its first @CYCLE); the per-access path does arithmetic
+ * and array indexing only.
  * Library code: never prints.
  */
 #ifndef L2SIM_TIMING_H
