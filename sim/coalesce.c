@@ -1,0 +1,88 @@
+/*
+ * coalesce.c - a warp instruction's lanes -> sector runs per line (see
+ * coalesce.h).
+ */
+#include "coalesce.h"
+
+struct line_bits {
+    uint64_t line; /* address / 128 */
+    unsigned bits; /* sectors touched, bit s = sector s of the line */
+};
+
+/* Adds sectors `bits` of `line` to the n entries of t (at most 2 per lane:
+ * the table never overflows). */
+static unsigned add_line(struct line_bits *t, unsigned n, uint64_t line, unsigned bits)
+{
+    for (unsigned i = n; i-- > 0;) /* the last lines added are the likeliest */
+        if (t[i].line == line) {
+            t[i].bits |= bits;
+            return n;
+        }
+    t[n].line = line;
+    t[n].bits = bits;
+    return n + 1;
+}
+
+/* Sector mask of the bytes [lo, hi] (hi inclusive) within one line. */
+static unsigned sector_bits(uint64_t lo, uint64_t hi)
+{
+    unsigned s0 = (unsigned)(lo % L2_COAL_LINE) / L2_COAL_SECTOR;
+    unsigned s1 = (unsigned)(hi % L2_COAL_LINE) / L2_COAL_SECTOR;
+    return ((2u << s1) - 1u) & ~((1u << s0) - 1u);
+}
+
+int l2_coalesce(const uint64_t addr[L2_COAL_LANES], uint32_t mask, uint32_t size, unsigned flags,
+                struct l2_coal_access out[L2_COAL_MAX_OUT], l2_err *e)
+{
+    if (size < 1 || size > L2_COAL_MAX_LANE_SIZE)
+        return l2_fail(e, "lane access size %u is not 1 to %u bytes", size, L2_COAL_MAX_LANE_SIZE);
+    struct line_bits t[2 * L2_COAL_LANES];
+    unsigned n = 0;
+    for (unsigned lane = 0; lane < L2_COAL_LANES; lane++) {
+        if (!(mask >> lane & 1u))
+            continue;
+        uint64_t lo = addr[lane], hi = lo + size - 1;
+        if (hi < lo)
+            return l2_fail(e, "lane %u: access of %u bytes at 0x%llx wraps around the address space", lane, size,
+                           (unsigned long long)lo);
+        uint64_t l0 = lo / L2_COAL_LINE, l1 = hi / L2_COAL_LINE;
+        if (l0 == l1) {
+            n = add_line(t, n, l0, sector_bits(lo, hi));
+        } else { /* straddles: the tail of line l0, the head of line l1 */
+            n = add_line(t, n, l0, sector_bits(lo, l0 * L2_COAL_LINE + L2_COAL_LINE - 1));
+            n = add_line(t, n, l1, sector_bits(l1 * L2_COAL_LINE, hi));
+        }
+    }
+    /* insertion sort by line: usually sorted already */
+    for (unsigned i = 1; i < n; i++) {
+        struct line_bits v = t[i];
+        unsigned j = i;
+        for (; j > 0 && t[j - 1].line > v.line; j--)
+            t[j] = t[j - 1];
+        t[j] = v;
+    }
+    unsigned k = 0;
+    for (unsigned i = 0; i < n; i++) {
+        uint64_t base = t[i].line * L2_COAL_LINE;
+        unsigned bits = t[i].bits;
+        if (bits == 0xfu && (flags & L2_COAL_MERGE_LINES) && k > 0 && out[k - 1].size % L2_COAL_LINE == 0 &&
+            out[k - 1].addr % L2_COAL_LINE == 0 && out[k - 1].addr + out[k - 1].size == base &&
+            out[k - 1].size + L2_COAL_LINE <= L2_COAL_MAX_MERGE) {
+            out[k - 1].size += L2_COAL_LINE; /* the previous access is whole lines ending here */
+            continue;
+        }
+        for (unsigned s = 0; s < L2_COAL_LINE / L2_COAL_SECTOR;) {
+            if (!(bits >> s & 1u)) {
+                s++;
+                continue;
+            }
+            unsigned s0 = s;
+            while (s < L2_COAL_LINE / L2_COAL_SECTOR && (bits >> s & 1u))
+                s++;
+            out[k].addr = base + s0 * L2_COAL_SECTOR;
+            out[k].size = (s - s0) * L2_COAL_SECTOR;
+            k++;
+        }
+    }
+    return (int)k;
+}

@@ -1,0 +1,56 @@
+/*
+ * coalesce.h - one warp instruction's global memory accesses as the L2
+ * sees them.
+ *
+ * The L1/TEX unit turns the addresses of a warp instruction's active lanes
+ * into requests for 32-byte sectors of 128-byte lines: each line the lanes
+ * touch is requested once, with the set of its sectors that some lane
+ * touches.  l2_coalesce gives those requests as trace accesses: one access
+ * per contiguous run of touched sectors within a line (sector-aligned
+ * address, a multiple of 32 bytes, never crossing a line), lines in
+ * ascending address order, runs within a line in ascending order.  Two
+ * lanes touching the same sector make one sector; lanes outside the active
+ * mask are ignored; a lane whose bytes straddle a line boundary touches
+ * sectors of both lines.
+ *
+ * With L2_COAL_MERGE_LINES, runs of consecutive lines whose four sectors
+ * are all touched are merged into one access of up to L2_COAL_MAX_MERGE
+ * bytes (the simulator splits an access into its lines, so the hits and
+ * misses are those of the unmerged accesses; the access count differs).
+ *
+ * Plain C, no state: shared by the capture tool (tools/l2trace) and any
+ * importer of per-lane address traces.
+ */
+#ifndef L2SIM_COALESCE_H
+#define L2SIM_COALESCE_H
+
+#include <stdint.h>
+
+#include "common.h"
+
+#define L2_COAL_LINE 128u
+#define L2_COAL_SECTOR 32u
+#define L2_COAL_LANES 32u
+#define L2_COAL_MAX_LANE_SIZE 128u /* bytes one lane may access: at most 2 lines */
+#define L2_COAL_MAX_MERGE 4096u    /* bytes of one merged access (the trace's limit) */
+/* Accesses one call can produce: 2 lines per lane, at most 2 runs per line. */
+#define L2_COAL_MAX_OUT (2u * 2u * L2_COAL_LANES)
+
+#define L2_COAL_MERGE_LINES 1u /* flag: merge consecutive full lines */
+
+struct l2_coal_access {
+    uint64_t addr;  /* 32-byte aligned */
+    uint32_t size;  /* a multiple of 32 */
+};
+
+/*
+ * Coalesces lanes: addr[i] is lane i's address (read only for lanes whose
+ * bit i is set in `mask`), each active lane accesses `size` bytes (1 to
+ * L2_COAL_MAX_LANE_SIZE).  Writes up to L2_COAL_MAX_OUT accesses to out and
+ * returns their number (0 when no lane is active), or -1 with a reason in
+ * e (a size out of range, an address range that wraps around).
+ */
+int l2_coalesce(const uint64_t addr[L2_COAL_LANES], uint32_t mask, uint32_t size, unsigned flags,
+                struct l2_coal_access out[L2_COAL_MAX_OUT], l2_err *e);
+
+#endif
