@@ -49,7 +49,7 @@ int l2_sim_init(struct l2_sim *s, const struct l2_config *cfg, enum l2_semantics
     s->syms = syms;
     s->set_end = s->l2.sets; /* every set: one lane */
     s->seed = cfg->policy_seed;
-    if (grow_bind(s, syms->n > L2_NBUILTIN ? syms->n : L2_NBUILTIN, e) < 0) {
+    if (l2_buffers_init(&s->buf, e) < 0 || grow_bind(s, syms->n > L2_NBUILTIN ? syms->n : L2_NBUILTIN, e) < 0) {
         l2_sim_free(s);
         return -1;
     }
@@ -63,9 +63,12 @@ void l2_sim_free(struct l2_sim *s)
     for (uint32_t i = 0; i < s->nk; i++) {
         free(s->k[i].name);
         free(s->k[i].tag);
+        free(s->k[i].buf);
         l2_ktime_free(&s->k[i].time);
     }
     free(s->k);
+    l2_buffers_free(&s->buf);
+    free(s->ranges);
     free(s->bind);
     free(s->win);
     free(s->defs);
@@ -122,6 +125,28 @@ static struct l2_stream_window *stream_window(struct l2_sim *s, uint32_t stream,
     return w;
 }
 
+/* Grows the kernel's per-tag or per-buffer counters to n entries. */
+static int grow_counters(struct l2_counters **c, uint32_t *have, uint32_t n, l2_err *e)
+{
+    struct l2_counters *t = realloc(*c, n * sizeof *t);
+    if (!t)
+        return l2_fail(e, "out of memory");
+    memset(t + *have, 0, (n - *have) * sizeof *t);
+    *c = t;
+    *have = n;
+    return 0;
+}
+
+/* The tag an access takes: an `assign` range holding its address, else
+ * its buffer's assignment, else its own. */
+static inline uint32_t assigned_tag(const struct l2_sim *s, uint32_t row, const struct l2_event *ev)
+{
+    for (uint32_t i = 0; i < s->nranges; i++)
+        if (ev->addr - s->ranges[i].base < s->ranges[i].end - s->ranges[i].base)
+            return s->ranges[i].tag;
+    return s->buf.row[row].assign != L2_NO_ASSIGN ? s->buf.row[row].assign : ev->tag;
+}
+
 static inline void count(struct l2_counters *c, enum l2_op op, unsigned sectors, const struct l2_outcome *o,
                          unsigned hits, unsigned miss, unsigned line_miss, unsigned merged)
 {
@@ -147,29 +172,29 @@ L2_PATH_FN int sim_access_g(struct l2_sim *s, const struct l2_geom g, const stru
                        (unsigned long long)s->l2.cfg.sms);
     if (s->nk == 0 && new_kernel(s, "(default)", 0, 0, e) < 0)
         return -1;
-    if (ev->tag >= s->nbind && grow_bind(s, ev->tag + 1, e) < 0)
-        return -1;
     struct l2_kstats *k = &s->k[s->nk - 1];
-    if (ev->tag >= k->ntag) {
-        struct l2_counters *t = realloc(k->tag, s->nbind * sizeof *t);
-        if (!t)
-            return l2_fail(e, "out of memory");
-        memset(t + k->ntag, 0, (s->nbind - k->ntag) * sizeof *t);
-        k->tag = t;
-        k->ntag = s->nbind;
-    }
-    const struct l2_binding *b = &s->bind[ev->tag];
-    if (ev->tag >= L2_NBUILTIN && !b->is_policy)
-        return l2_fail(e, "tag '%s' names no policy in this configuration", l2_sym_name(s->syms, ev->tag));
+    /* buffers: only when the trace or the policy file names one */
+    const uint32_t row = s->buf.nrow > 1 ? l2_buffers_find(&s->buf, ev->addr) : L2_BUF_OTHER;
+    const uint32_t tag = s->buf.nrow > 1 || s->nranges ? assigned_tag(s, row, ev) : ev->tag;
+    if (tag >= s->nbind && grow_bind(s, tag + 1, e) < 0)
+        return -1;
+    if (tag >= k->ntag && grow_counters(&k->tag, &k->ntag, s->nbind, e) < 0)
+        return -1;
+    if (s->buf.nrow > 1 && row >= k->nbuf && grow_counters(&k->buf, &k->nbuf, s->buf.nrow, e) < 0)
+        return -1;
+    const struct l2_binding *b = &s->bind[tag];
+    if (tag >= L2_NBUILTIN && !b->is_policy)
+        return l2_fail(e, "tag '%s' names no policy in this configuration", l2_sym_name(s->syms, tag));
     if (ev->size == 0 || ev->size > L2_MAX_ACCESS || ev->addr > UINT64_MAX - ev->size)
         return l2_fail(e, "access size %u is outside 1..%u bytes", ev->size, L2_MAX_ACCESS);
-    struct l2_counters *ct = &k->tag[ev->tag];
+    struct l2_counters *ct = &k->tag[tag];
+    struct l2_counters *cb = k->buf ? &k->buf[row] : NULL;
     const unsigned ls = s->l2.line_shift, ss = s->l2.sector_shift;
     const uint64_t lmask = ((uint64_t)1 << ls) - 1;
     const uint64_t first = ev->addr >> ls, last = (ev->addr + ev->size - 1) >> ls;
     const unsigned nlines = (unsigned)(last - first + 1);
     const enum l2_op op = (enum l2_op)ev->op;
-    const int window = ev->tag == L2_TAG_GLOBAL && s->cur_win.active;
+    const int window = tag == L2_TAG_GLOBAL && s->cur_win.active;
     unsigned seen = 0;
     int unspec = 0;
     unsigned home[L2_MAX_ACCESS / 32 + 1], near[L2_MAX_ACCESS / 32 + 1];
@@ -241,12 +266,18 @@ L2_PATH_FN int sim_access_g(struct l2_sim *s, const struct l2_geom g, const stru
     /* the kernel's and the tag's counters take the access's sum once */
     l2_counters_add(&k->total, &acc);
     l2_counters_add(ct, &acc);
+    if (cb)
+        l2_counters_add(cb, &acc);
     if (!owner)
         return 0;
     k->total.accesses++;
     ct->accesses++;
     k->total.unspecified += (unsigned)unspec;
     ct->unspecified += (unsigned)unspec;
+    if (cb) {
+        cb->accesses++;
+        cb->unspecified += (unsigned)unspec;
+    }
     for (unsigned p = 0; p < L2_NPRIO; p++)
         if (seen & (1u << p))
             k->prio[p].accesses++;
@@ -332,9 +363,35 @@ int l2_sim_event(struct l2_sim *s, const struct l2_event *ev, l2_err *e)
         l2_reset_persisting(&s->l2);
         return 0;
     case EV_KERNEL:
-        return new_kernel(s, ev->kname, ev->stream, ev->pos, e);
+        return new_kernel(s, ev->label, ev->stream, ev->pos, e);
+    case EV_ALLOC:
+        return l2_buffers_alloc(&s->buf, ev->label, ev->addr, ev->bytes, e);
+    case EV_FREE:
+        return l2_buffers_free_name(&s->buf, ev->label, e);
+    case EV_EVENT_RECORD: /* kernels run one after another: ordering adds nothing */
+    case EV_EVENT_WAIT:
+    case EV_SYNC:
+    case EV_STREAM_SYNC:
+        return 0;
+    case EV_ASSIGN:
+        return l2_fail(e, "assign lines belong in a --policy file");
     }
     return l2_fail(e, "unknown event");
+}
+
+static int define_assign(struct l2_sim *s, const struct l2_event *ev, l2_err *e)
+{
+    if (ev->label[0]) {
+        int64_t r = l2_buffers_row(&s->buf, ev->label, e);
+        if (r < 0)
+            return -1;
+        s->buf.row[r].assign = ev->tag;
+        return 0;
+    }
+    if (l2_grow(&s->ranges, &s->capranges, (uint64_t)s->nranges + 1, sizeof *s->ranges, e) < 0)
+        return -1;
+    s->ranges[s->nranges++] = (struct l2_assign_range){.base = ev->addr, .end = ev->addr + ev->bytes, .tag = ev->tag};
+    return 0;
 }
 
 int l2_sim_policy_event(struct l2_sim *s, const struct l2_event *ev, l2_err *e)
@@ -350,8 +407,10 @@ int l2_sim_policy_event(struct l2_sim *s, const struct l2_event *ev, l2_err *e)
             return -1;
         s->setaside_locked = 1;
         return 0;
+    case EV_ASSIGN:
+        return define_assign(s, ev, e);
     default:
-        return l2_fail(e, "a policy file holds only policy, window and setaside lines");
+        return l2_fail(e, "a policy file holds only policy, window, setaside and assign lines");
     }
 }
 
@@ -376,11 +435,24 @@ void l2_sim_totals(const struct l2_sim *s, struct l2_counters *total, struct l2_
         kstats_add(total, prio, tag, s->nbind, &s->k[i]);
 }
 
+void l2_sim_buffer_totals(const struct l2_sim *s, struct l2_counters *buf)
+{
+    memset(buf, 0, s->buf.nrow * sizeof *buf);
+    for (uint32_t i = 0; i < s->nk; i++)
+        for (uint32_t r = 0; r < s->k[i].nbuf; r++)
+            l2_counters_add(&buf[r], &s->k[i].buf[r]);
+}
+
 int l2_sim_merge_lane(struct l2_sim *dst, const struct l2_sim *src)
 {
+    l2_err e;
     for (uint32_t i = 0; i < dst->nk && i < src->nk; i++) {
         struct l2_kstats *k = &dst->k[i];
         kstats_add(&k->total, k->prio, k->tag, k->ntag, &src->k[i]);
+        if (src->k[i].nbuf > k->nbuf && grow_counters(&k->buf, &k->nbuf, src->k[i].nbuf, &e) < 0)
+            return -1;
+        for (uint32_t r = 0; r < src->k[i].nbuf; r++)
+            l2_counters_add(&k->buf[r], &src->k[i].buf[r]);
         if (l2_ktime_merge(&k->time, &src->k[i].time) < 0)
             return -1;
     }

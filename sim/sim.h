@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 
+#include "buffers.h"
 #include "config.h"
 #include "l2.h"
 #include "policy.h"
@@ -52,6 +53,8 @@ struct l2_kstats {
     struct l2_counters prio[L2_NPRIO];
     struct l2_counters *tag; /* ntag entries, by tag id */
     uint32_t ntag;
+    struct l2_counters *buf; /* nbuf entries, by buffer row (buffers.h); NULL when the trace has none */
+    uint32_t nbuf;
     struct l2_ktime time; /* the timing model's sums (l2_ktime_eval: estimate, histograms) */
 };
 
@@ -78,6 +81,12 @@ struct l2_def_log {
     struct l2_window_spec win;
 };
 
+/* `assign BASE BYTES TAG` of a --policy file. */
+struct l2_assign_range {
+    uint64_t base, end;
+    uint32_t tag;
+};
+
 struct l2_sim {
     struct l2 l2;
     struct l2_timing tm;
@@ -94,6 +103,9 @@ struct l2_sim {
     uint32_t nk, capk;
     struct l2_def_log *defs;
     uint32_t ndefs, capdefs;
+    struct l2_buffers buf; /* allocations (alloc/free) and `assign NAME TAG` */
+    struct l2_assign_range *ranges;
+    uint32_t nranges, capranges;
     uint32_t set_lo, set_end; /* the sets simulated (l2_sim_set_lane) */
     uint64_t records;  /* events consumed */
     uint64_t accesses; /* access events simulated */
@@ -113,10 +125,13 @@ void l2_sim_set_lane(struct l2_sim *s, unsigned lane, unsigned lanes);
 int l2_sim_merge_lane(struct l2_sim *dst, const struct l2_sim *src);
 /* Consumes one event of a --policy file: policy, window and setaside
  * lines, which then override the trace's definitions of the same name,
- * stream or set-aside. */
+ * stream or set-aside, and assign lines, which give the accesses to a
+ * buffer or an address range another tag. */
 int l2_sim_policy_event(struct l2_sim *s, const struct l2_event *ev, l2_err *e);
 /* Sums every kernel into the totals. */
 void l2_sim_totals(const struct l2_sim *s, struct l2_counters *total, struct l2_counters prio[L2_NPRIO],
                    struct l2_counters *tag /* s->nbind entries */);
+/* Sums every kernel's buffer rows into buf (s->buf.nrow entries). */
+void l2_sim_buffer_totals(const struct l2_sim *s, struct l2_counters *buf);
 
 #endif

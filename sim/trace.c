@@ -68,9 +68,20 @@ const char *l2_policy_name_reserved(const char *s, size_t n)
     return NULL;
 }
 
-const char *l2_kernel_name_reserved(const char *s, size_t n)
+const char *l2_label_reserved(const char *s, size_t n)
 {
-    return l2_has_prefix(s, n, "stream=") ? "a kernel name cannot begin with stream=" : NULL;
+    if (l2_has_prefix(s, n, "stream=") || l2_has_prefix(s, n, "grid=") || l2_has_prefix(s, n, "block="))
+        return "a name cannot begin with stream=, grid= or block=";
+    return NULL;
+}
+
+int l2_alloc_check(const struct l2_event *ev, l2_err *e)
+{
+    if (ev->bytes == 0)
+        return l2_fail(e, "allocation '%s' of 0 bytes", ev->label);
+    if (ev->addr > UINT64_MAX - ev->bytes)
+        return l2_fail(e, "allocation '%s': base + bytes overflows the address space", ev->label);
+    return 0;
 }
 
 int l2_prefetch_tag_check(uint32_t tag, l2_err *e)

@@ -18,10 +18,25 @@
 #include "policy.h"
 #include "symtab.h"
 
-enum l2_ev_type { EV_ACCESS, EV_POLICY, EV_WINDOW, EV_WINDOW_OFF, EV_SETASIDE, EV_RESET, EV_KERNEL };
+enum l2_ev_type {
+    EV_ACCESS,
+    EV_POLICY,
+    EV_WINDOW,
+    EV_WINDOW_OFF,
+    EV_SETASIDE,
+    EV_RESET,
+    EV_KERNEL,
+    EV_ALLOC,        /* a device allocation: label, addr (base), bytes */
+    EV_FREE,         /* the allocation named label ends */
+    EV_EVENT_RECORD, /* cudaEventRecord(label, stream) */
+    EV_EVENT_WAIT,   /* cudaStreamWaitEvent(stream, label) */
+    EV_SYNC,         /* the host waits for the whole device */
+    EV_STREAM_SYNC,  /* the host waits for stream */
+    EV_ASSIGN,       /* --policy files only: tag for the buffer label, or (label "") [addr, addr + bytes) */
+};
 
 #define L2_MAX_ACCESS 4096u
-#define L2_MAX_KNAME 128u
+#define L2_MAX_KNAME 128u /* a label (kernel, allocation or event name) and its NUL */
 
 /* An event.  The fields an access uses come first and an event starts a
  * 64-byte line (arrays of events: decoded batches), so that the thread
@@ -30,22 +45,28 @@ enum l2_ev_type { EV_ACCESS, EV_POLICY, EV_WINDOW, EV_WINDOW_OFF, EV_SETASIDE, E
 struct l2_event {
     _Alignas(64) enum l2_ev_type type;
     uint64_t pos; /* source line (text) or record number */
-    /* EV_ACCESS */
-    uint64_t addr;
-    uint32_t size;
-    uint32_t tag; /* symbol id; L2 tag "global" when none was given */
-    int32_t sm;   /* -1 when not given */
-    uint8_t op;   /* enum l2_op */
-    uint32_t name;   /* EV_POLICY: the policy's symbol id */
-    uint32_t stream; /* EV_WINDOW, EV_WINDOW_OFF, EV_KERNEL */
     union {
-        uint64_t bytes; /* EV_SETASIDE */
+        struct {
+            uint64_t addr; /* EV_ACCESS; EV_ALLOC: the base */
+            uint32_t size;
+            uint32_t tag; /* symbol id; L2 tag "global" when none was given */
+            int32_t sm;   /* -1 when not given */
+            uint8_t op;   /* enum l2_op */
+        };
+        struct {                    /* EV_KERNEL: launch dimensions, 0 when not given */
+            uint32_t grid[3], block[3];
+        };
+    };
+    uint32_t name;   /* EV_POLICY: the policy's symbol id */
+    uint32_t stream; /* EV_WINDOW, EV_WINDOW_OFF, EV_KERNEL, EV_EVENT_*, EV_STREAM_SYNC */
+    union {
+        uint64_t bytes; /* EV_SETASIDE, EV_ALLOC */
         uint64_t at1;   /* EV_ACCESS: 1 + the @CYCLE issue cycle; 0: none (see l2_event_cycle) */
     };
     union { /* by type: events are copied through batches, so they stay small */
         struct l2_policy_spec pol; /* EV_POLICY */
         struct l2_window_spec win; /* EV_WINDOW */
-        char kname[L2_MAX_KNAME];  /* EV_KERNEL */
+        char label[L2_MAX_KNAME];  /* EV_KERNEL, EV_ALLOC, EV_FREE, EV_EVENT_*: the name */
     };
 };
 

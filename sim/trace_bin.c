@@ -21,7 +21,7 @@
 
 _Static_assert(sizeof(double) == 8, "doubles are IEEE-754 binary64");
 
-#define HDR_FIXED 36u /* after the magic: version .. kernel count */
+#define HDR_FIXED 36u /* after the magic: version .. label count; version 2 adds the allocation count */
 
 static uint32_t crc_update(uint32_t crc, const void *p, size_t n)
 {
@@ -63,10 +63,11 @@ static const char *policy_name_why(const char *s, size_t n)
     return why ? why : l2_policy_name_reserved(s, n);
 }
 
-/* Whether a kernel name can be carried by either format. */
-static int kernel_name_ok(const char *s, size_t n)
+/* Whether a label (kernel, allocation or event name) can be carried by
+ * either format. */
+static int label_ok(const char *s, size_t n)
 {
-    return !bad_name(s, n, L2_MAX_KNAME - 1) && !l2_kernel_name_reserved(s, n);
+    return !bad_name(s, n, L2_MAX_KNAME - 1) && !l2_label_reserved(s, n);
 }
 
 /* ---- reader ---- */
@@ -183,23 +184,53 @@ static int read_windows(struct l2_trace *t, uint32_t *crc, uint32_t n, l2_err *e
     return 0;
 }
 
-static int read_kernels(struct l2_trace *t, uint32_t *crc, uint32_t n, l2_err *e)
+static int read_labels(struct l2_trace *t, uint32_t *crc, uint32_t n, l2_err *e)
 {
     struct l2_bin_state *b = &t->bin;
     uint32_t cap = 0;
     for (uint32_t i = 0; i < n; i++) {
         unsigned char len;
-        if (hread(t, crc, &len, 1, e) < 0 || l2_grow(&b->kname, &cap, i + 1, sizeof *b->kname, e) < 0)
+        if (hread(t, crc, &len, 1, e) < 0 || l2_grow(&b->label, &cap, i + 1, sizeof *b->label, e) < 0)
             return -1;
-        char *k = b->kname[i];
+        struct l2_bin_label *l = &b->label[i];
+        memset(l, 0, sizeof *l);
         if (len == 0 || len >= L2_MAX_KNAME)
-            return l2_fail(e, "%s: header: bad kernel name %u (corrupt file?)", t->name, i);
-        if (hread(t, crc, k, len, e) < 0)
+            return l2_fail(e, "%s: header: bad label %u (corrupt file?)", t->name, i);
+        if (hread(t, crc, l->name, len, e) < 0)
             return -1;
-        k[len] = 0;
-        if (!kernel_name_ok(k, len))
-            return l2_fail(e, "%s: header: kernel name %u is not a word (corrupt file?)", t->name, i);
-        b->nkern = i + 1;
+        if (!label_ok(l->name, len))
+            return l2_fail(e, "%s: header: label %u is not a word (corrupt file?)", t->name, i);
+        if (b->version >= 2) {
+            unsigned char d[24];
+            if (hread(t, crc, d, sizeof d, e) < 0)
+                return -1;
+            for (int j = 0; j < 6; j++) {
+                l->dims[j] = l2_ld32(d + 4 * j);
+                if (l->dims[j] > INT32_MAX || (l->dims[j] == 0) != (l->dims[j / 3 * 3] == 0))
+                    return l2_fail(e, "%s: header: label %u has bad dimensions (corrupt file?)", t->name, i);
+            }
+        }
+        b->nlabel = i + 1;
+    }
+    return 0;
+}
+
+static int read_allocs(struct l2_trace *t, uint32_t *crc, uint32_t n, l2_err *e)
+{
+    struct l2_bin_state *b = &t->bin;
+    uint32_t cap = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        unsigned char h[L2_BIN_ALLOC_BYTES];
+        if (hread(t, crc, h, sizeof h, e) < 0 || l2_grow(&b->alloc, &cap, i + 1, sizeof *b->alloc, e) < 0)
+            return -1;
+        struct l2_bin_alloc *a = &b->alloc[i];
+        a->base = l2_ld64(h);
+        a->bytes = l2_ld64(h + 8);
+        a->label = l2_ld32(h + 16);
+        if (a->label >= b->nlabel)
+            return l2_fail(e, "%s: header: allocation %u names label %u, not in the header (corrupt file?)", t->name,
+                           i, a->label);
+        b->nalloc = i + 1;
     }
     return 0;
 }
@@ -213,20 +244,29 @@ int l2_bin_start(struct l2_trace *t, const unsigned char *magic, l2_err *e)
     if (hread(t, &crc, h, sizeof h, e) < 0)
         return -1;
     uint32_t version = l2_ld32(h), flags = l2_ld32(h + 4);
-    if (version != L2_BIN_VERSION)
-        return l2_fail(e, "%s: unsupported binary trace version %u (this l2sim reads version %u)", t->name, version,
-                       L2_BIN_VERSION);
+    if (version < 1 || version > L2_BIN_VERSION)
+        return l2_fail(e, "%s: unsupported binary trace version %u (this l2sim reads versions 1 to %u)", t->name,
+                       version, L2_BIN_VERSION);
+    b->version = version;
     if (flags != 0)
         return l2_fail(e, "%s: unsupported binary trace flags 0x%x", t->name, flags);
     b->total = l2_ld64(h + 8);
     b->block = l2_ld32(h + 16);
-    uint32_t nnames = l2_ld32(h + 20), npol = l2_ld32(h + 24), nwin = l2_ld32(h + 28), nkern = l2_ld32(h + 32);
+    uint32_t nnames = l2_ld32(h + 20), npol = l2_ld32(h + 24), nwin = l2_ld32(h + 28), nlabel = l2_ld32(h + 32);
+    uint32_t nalloc = 0;
+    if (version >= 2) {
+        unsigned char h2[4];
+        if (hread(t, &crc, h2, sizeof h2, e) < 0)
+            return -1;
+        nalloc = l2_ld32(h2);
+    }
     if (b->block == 0 || b->block > L2_BIN_MAX_BLOCK)
         return l2_fail(e, "%s: header: bad block size %u (corrupt file?)", t->name, b->block);
     if (nnames > L2_BIN_MAX_TAGS - L2_NBUILTIN)
         return l2_fail(e, "%s: header: %u names is more than the format holds (corrupt file?)", t->name, nnames);
     if (read_names(t, &crc, nnames, e) < 0 || read_policies(t, &crc, npol, e) < 0 ||
-        read_windows(t, &crc, nwin, e) < 0 || read_kernels(t, &crc, nkern, e) < 0)
+        read_windows(t, &crc, nwin, e) < 0 || read_labels(t, &crc, nlabel, e) < 0 ||
+        read_allocs(t, &crc, nalloc, e) < 0)
         return -1;
     unsigned char c[4];
     int64_t got = l2_source_read(t->src, c, 4, e);
@@ -252,7 +292,8 @@ void l2_bin_free(struct l2_trace *t)
     free(b->tagmap);
     free(b->pol);
     free(b->win);
-    free(b->kname);
+    free(b->label);
+    free(b->alloc);
     memset(b, 0, sizeof *b);
     t->rp = t->rend = NULL;
 }
@@ -301,6 +342,15 @@ static int check_stream(uint64_t m, uint32_t *stream, l2_err *e)
     if (s > INT32_MAX)
         return l2_fail(e, "stream %" PRIu64 " is too large", s);
     *stream = (uint32_t)s;
+    return 0;
+}
+
+/* Label a of the header into ev->label: 0, or -1 when it is not there. */
+static int take_label(const struct l2_bin_state *b, uint64_t a, struct l2_event *ev, l2_err *e)
+{
+    if (a >= b->nlabel)
+        return l2_fail(e, "label index %" PRIu64 " is not in the header (corrupt file?)", a);
+    memcpy(ev->label, b->label[a].name, sizeof ev->label);
     return 0;
 }
 
@@ -376,12 +426,42 @@ static int decode(struct l2_trace *t, const unsigned char *p, struct l2_event *e
         ev->type = EV_RESET;
         return 0;
     case L2_REC_KERNEL:
-        if (check_stream(m, &ev->stream, e) < 0)
+        if (check_stream(m, &ev->stream, e) < 0 || take_label(b, a, ev, e) < 0)
             return -1;
-        if (a >= b->nkern)
-            return l2_fail(e, "kernel index %" PRIu64 " is not in the header (corrupt file?)", a);
         ev->type = EV_KERNEL;
-        memcpy(ev->kname, b->kname[a], sizeof ev->kname);
+        memcpy(ev->grid, b->label[a].dims, sizeof ev->grid);
+        memcpy(ev->block, b->label[a].dims + 3, sizeof ev->block);
+        return 0;
+    }
+    if (b->version < 2)
+        return l2_fail(e, "unknown record type %u (corrupt file?)", type);
+    switch (type) {
+    case L2_REC_ALLOC:
+        if (m >> 4)
+            return l2_fail(e, "reserved bits set (corrupt file?)");
+        if (a >= b->nalloc)
+            return l2_fail(e, "allocation index %" PRIu64 " is not in the header (corrupt file?)", a);
+        if (take_label(b, b->alloc[a].label, ev, e) < 0)
+            return -1;
+        ev->type = EV_ALLOC;
+        ev->addr = b->alloc[a].base;
+        ev->bytes = b->alloc[a].bytes;
+        return l2_alloc_check(ev, e);
+    case L2_REC_FREE:
+        if (m >> 4)
+            return l2_fail(e, "reserved bits set (corrupt file?)");
+        ev->type = EV_FREE;
+        return take_label(b, a, ev, e);
+    case L2_REC_SYNC:
+        if ((m >> 4) & 0xfffffff || a || (m >> 32) > (uint64_t)INT32_MAX + 1)
+            return l2_fail(e, "reserved bits set (corrupt file?)");
+        ev->type = (m >> 32) ? EV_STREAM_SYNC : EV_SYNC;
+        ev->stream = (m >> 32) ? (uint32_t)(m >> 32) - 1 : 0;
+        return 0;
+    case L2_REC_EVENT:
+        if (check_stream(m & ~(uint64_t)16, &ev->stream, e) < 0 || take_label(b, a, ev, e) < 0)
+            return -1;
+        ev->type = (m & 16) ? EV_EVENT_WAIT : EV_EVENT_RECORD;
         return 0;
     default:
         return l2_fail(e, "unknown record type %u (corrupt file?)", type);
@@ -444,10 +524,10 @@ int l2_bin_next(struct l2_trace *t, struct l2_event *ev, l2_err *e)
 
 /* ---- writer ---- */
 
-struct kname_ent {
+struct label_ent {
     UT_hash_handle hh;
     uint32_t idx;
-    char name[L2_MAX_KNAME];
+    struct l2_bin_label key; /* zero-filled: the whole struct is the key */
 };
 
 struct l2_bin_writer {
@@ -460,9 +540,12 @@ struct l2_bin_writer {
     uint32_t npol, cappol;
     struct l2_window_spec *win;
     uint32_t nwin, capwin;
-    struct kname_ent *khash;
-    struct kname_ent **kbyidx;
-    uint32_t nkern, capkern;
+    struct label_ent *lhash;
+    struct label_ent **lbyidx;
+    uint32_t nlabel, caplabel;
+    struct l2_bin_alloc *alloc;
+    uint32_t nalloc, capalloc;
+    int v2; /* a record or table entry needs version 2 */
     unsigned char *buf; /* one block of records */
     size_t blen;
     FILE *tmp; /* the blocks before it */
@@ -489,13 +572,14 @@ void l2_bin_writer_free(struct l2_bin_writer *w)
 {
     if (!w)
         return;
-    struct kname_ent *k, *tmp;
-    HASH_ITER(hh, w->khash, k, tmp)
+    struct label_ent *k, *tmp;
+    HASH_ITER(hh, w->lhash, k, tmp)
     {
-        HASH_DEL(w->khash, k);
+        HASH_DEL(w->lhash, k);
         free(k);
     }
-    free(w->kbyidx);
+    free(w->lbyidx);
+    free(w->alloc);
     free(w->fidx);
     free(w->names);
     free(w->pol);
@@ -531,27 +615,42 @@ static int name_index(struct l2_bin_writer *w, uint32_t id, int add, uint32_t *t
     return 0;
 }
 
-static int kernel_index(struct l2_bin_writer *w, const char *name, uint32_t *idx, l2_err *e)
+/* Index of a label with a kernel's dimensions (NULL: none), adding it
+ * when new. */
+static int label_index(struct l2_bin_writer *w, const struct l2_event *ev, const uint32_t *dims, uint32_t *idx,
+                       l2_err *e)
 {
-    size_t n = strlen(name);
-    struct kname_ent *k;
-    HASH_FIND(hh, w->khash, name, n, k);
+    struct l2_bin_label key;
+    size_t n = strlen(ev->label);
+    memset(&key, 0, sizeof key);
+    if (!label_ok(ev->label, n))
+        return l2_fail(e, "name '%.40s' cannot be written (not one word of at most %u bytes)", ev->label,
+                       L2_MAX_KNAME - 1);
+    memcpy(key.name, ev->label, n);
+    if (dims)
+        for (int j = 0; j < 6; j++) {
+            if (dims[j] > INT32_MAX || (dims[j] == 0) != (dims[j / 3 * 3] == 0))
+                return l2_fail(e, "kernel '%s': bad grid or block dimensions", ev->label);
+            key.dims[j] = dims[j];
+        }
+    struct label_ent *k;
+    HASH_FIND(hh, w->lhash, &key, sizeof key, k);
     if (k) {
         *idx = k->idx;
         return 0;
     }
-    if (!kernel_name_ok(name, n))
-        return l2_fail(e, "kernel name '%.40s' cannot be written (not one word of at most %u bytes)", name,
-                       L2_MAX_KNAME - 1);
-    if (w->nkern == UINT32_MAX || l2_grow(&w->kbyidx, &w->capkern, (uint64_t)w->nkern + 1, sizeof *w->kbyidx, e) < 0)
+    if (w->nlabel == UINT32_MAX ||
+        l2_grow(&w->lbyidx, &w->caplabel, (uint64_t)w->nlabel + 1, sizeof *w->lbyidx, e) < 0)
         return l2_fail(e, "out of memory");
     k = calloc(1, sizeof *k);
     if (!k)
         return l2_fail(e, "out of memory");
-    memcpy(k->name, name, n + 1);
-    k->idx = w->nkern;
-    w->kbyidx[w->nkern++] = k;
-    HASH_ADD_KEYPTR(hh, w->khash, k->name, n, k);
+    k->key = key;
+    k->idx = w->nlabel;
+    w->lbyidx[w->nlabel++] = k;
+    HASH_ADD(hh, w->lhash, key, sizeof key, k);
+    if (key.dims[0] || key.dims[3])
+        w->v2 = 1;
     *idx = k->idx;
     return 0;
 }
@@ -631,12 +730,49 @@ static int encode(struct l2_bin_writer *w, const struct l2_event *ev, uint64_t *
     case EV_RESET:
         m = L2_REC_RESET;
         break;
-    case EV_KERNEL:
-        if (check_stream_out(ev->stream, e) < 0 || kernel_index(w, ev->kname, &idx, e) < 0)
+    case EV_KERNEL: {
+        uint32_t dims[6] = {ev->grid[0], ev->grid[1], ev->grid[2], ev->block[0], ev->block[1], ev->block[2]};
+        if (check_stream_out(ev->stream, e) < 0 || label_index(w, ev, dims, &idx, e) < 0)
             return -1;
         m = L2_REC_KERNEL | (uint64_t)ev->stream << 32;
         a = idx;
         break;
+    }
+    case EV_ALLOC:
+        if (l2_alloc_check(ev, e) < 0 || label_index(w, ev, NULL, &idx, e) < 0 ||
+            l2_grow(&w->alloc, &w->capalloc, (uint64_t)w->nalloc + 1, sizeof *w->alloc, e) < 0)
+            return -1;
+        if (w->nalloc == UINT32_MAX)
+            return l2_fail(e, "more than %u allocations", UINT32_MAX);
+        w->alloc[w->nalloc] = (struct l2_bin_alloc){.base = ev->addr, .bytes = ev->bytes, .label = idx};
+        m = L2_REC_ALLOC;
+        a = w->nalloc++;
+        w->v2 = 1;
+        break;
+    case EV_FREE:
+        if (label_index(w, ev, NULL, &idx, e) < 0)
+            return -1;
+        m = L2_REC_FREE;
+        a = idx;
+        w->v2 = 1;
+        break;
+    case EV_EVENT_RECORD:
+    case EV_EVENT_WAIT:
+        if (check_stream_out(ev->stream, e) < 0 || label_index(w, ev, NULL, &idx, e) < 0)
+            return -1;
+        m = L2_REC_EVENT | (ev->type == EV_EVENT_WAIT ? 16u : 0u) | (uint64_t)ev->stream << 32;
+        a = idx;
+        w->v2 = 1;
+        break;
+    case EV_SYNC:
+    case EV_STREAM_SYNC:
+        if (check_stream_out(ev->stream, e) < 0)
+            return -1;
+        m = L2_REC_SYNC | (ev->type == EV_STREAM_SYNC ? (uint64_t)ev->stream + 1 : 0) << 32;
+        w->v2 = 1;
+        break;
+    case EV_ASSIGN:
+        return l2_fail(e, "assign lines belong in a --policy file and have no binary form");
     default:
         return l2_fail(e, "unknown event type %d", (int)ev->type);
     }
@@ -730,14 +866,16 @@ static int write_header(struct l2_bin_writer *w, struct l2_sink *out, uint32_t *
 {
     struct bytes h = {0};
     putmem(&h, L2_BIN_MAGIC, 8);
-    put32(&h, L2_BIN_VERSION);
+    put32(&h, w->v2 ? 2 : 1); /* version 1 when it holds every record: what earlier versions wrote */
     put32(&h, 0);
     put64(&h, w->count);
     put32(&h, L2_BIN_BLOCK);
     put32(&h, w->nnames);
     put32(&h, w->npol);
     put32(&h, w->nwin);
-    put32(&h, w->nkern);
+    put32(&h, w->nlabel);
+    if (w->v2)
+        put32(&h, w->nalloc);
     for (uint32_t i = 0; i < w->nnames; i++) {
         const char *s = l2_sym_name(w->syms, w->names[i]);
         size_t n = strlen(s);
@@ -765,10 +903,18 @@ static int write_header(struct l2_bin_writer *w, struct l2_sink *out, uint32_t *
         put8(&h, s->hit_prop);
         put8(&h, s->miss_prop);
     }
-    for (uint32_t i = 0; i < w->nkern; i++) {
-        size_t n = strlen(w->kbyidx[i]->name);
+    for (uint32_t i = 0; i < w->nlabel; i++) {
+        const struct l2_bin_label *l = &w->lbyidx[i]->key;
+        size_t n = strlen(l->name);
         put8(&h, (unsigned)n);
-        putmem(&h, w->kbyidx[i]->name, n);
+        putmem(&h, l->name, n);
+        for (int j = 0; w->v2 && j < 6; j++)
+            put32(&h, l->dims[j]);
+    }
+    for (uint32_t i = 0; i < w->nalloc; i++) {
+        put64(&h, w->alloc[i].base);
+        put64(&h, w->alloc[i].bytes);
+        put32(&h, w->alloc[i].label);
     }
     if (h.oom) {
         free(h.p);

@@ -15,7 +15,7 @@
 #include "trace.h"
 
 #define L2_BIN_MAGIC "L2SIMTRB"
-#define L2_BIN_VERSION 1u
+#define L2_BIN_VERSION 2u                /* the newest version; the writer writes 1 when it suffices */
 #define L2_BIN_REC 16u                  /* bytes per record */
 #define L2_BIN_BLOCK 65536u             /* records per checksummed block (writer) */
 #define L2_BIN_MAX_BLOCK (1u << 20)     /* largest block a reader accepts */
@@ -23,6 +23,7 @@
 #define L2_BIN_MAX_NAME 65536u          /* bytes in a tag or policy name */
 #define L2_BIN_POLICY_BYTES 44u
 #define L2_BIN_WINDOW_BYTES 26u
+#define L2_BIN_ALLOC_BYTES 20u
 
 /* Record types (low 4 bits of a record's first word): 0-4 are accesses
  * (enum l2_op; the fast path takes the types up to OP_DISCARD); a cycle
@@ -30,12 +31,16 @@
  * word is the cycle; bits 4-63 of the first are 0). */
 enum {
     L2_REC_CYCLE = 5,
+    L2_REC_FREE = 6, /* version 2 on */
+    L2_REC_SYNC = 7,
     L2_REC_POLICY = 8,
     L2_REC_WINDOW = 9,
     L2_REC_WINDOW_OFF = 10,
     L2_REC_SETASIDE = 11,
     L2_REC_RESET = 12,
     L2_REC_KERNEL = 13,
+    L2_REC_ALLOC = 14, /* version 2 on */
+    L2_REC_EVENT = 15,
 };
 _Static_assert((int)L2_NOP <= (int)L2_REC_CYCLE, "access record types are the operations");
 
@@ -85,8 +90,16 @@ struct l2_bin_state {
     uint32_t *tagmap;         /* tag index -> symbol id, or UINT32_MAX before its policy */
     struct l2_policy_spec *pol;
     struct l2_window_spec *win;
-    char (*kname)[L2_MAX_KNAME];
-    uint32_t ntag, npol, nwin, nkern;
+    struct l2_bin_label {
+        char name[L2_MAX_KNAME];
+        uint32_t dims[6]; /* a kernel's grid and block (version 2), 0 when not given */
+    } *label;
+    struct l2_bin_alloc {
+        uint64_t base, bytes;
+        uint32_t label;
+    } *alloc;
+    uint32_t version;
+    uint32_t ntag, npol, nwin, nlabel, nalloc;
 };
 
 struct l2_trace {
@@ -133,7 +146,10 @@ static inline int l2_bin_fast_access(const struct l2_trace *t, const unsigned ch
 /* trace.c: the words the text format reserves, so that every name either
  * reader accepts is one the writers can write back.  NULL, or the reason. */
 const char *l2_policy_name_reserved(const char *s, size_t n); /* sm=..., shared, @... */
-const char *l2_kernel_name_reserved(const char *s, size_t n); /* stream=... */
+const char *l2_label_reserved(const char *s, size_t n); /* stream=, grid=, block=: any label */
+/* An allocation must hold a byte and end inside the address space: 0, or
+ * -1 and the reason. */
+int l2_alloc_check(const struct l2_event *ev, l2_err *e);
 /* A prefetch must carry the tag evict_last or evict_normal: 0, or -1 and the reason. */
 int l2_prefetch_tag_check(uint32_t tag, l2_err *e);
 

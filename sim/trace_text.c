@@ -198,6 +198,39 @@ static int take_stream(const char **w, const size_t *wl, int *nw, uint32_t *stre
     return 0;
 }
 
+/* A kernel, allocation or event name into ev->label. */
+static int take_label(const char *w, size_t n, const char *what, struct l2_event *ev, l2_err *e)
+{
+    if (n >= L2_MAX_KNAME)
+        return l2_fail(e, "%s name longer than %u characters", what, L2_MAX_KNAME - 1);
+    const char *why = l2_label_reserved(w, n);
+    if (why)
+        return l2_fail(e, "%s '%.*s': %s", what, (int)n, w, why);
+    memcpy(ev->label, w, n);
+    ev->label[n] = 0;
+    return 0;
+}
+
+/* X[,Y[,Z]], each 1..2^31-1; Y and Z default to 1. */
+static int parse_dims(const char *w, size_t n, uint32_t d[3], const char *what, l2_err *e)
+{
+    d[1] = d[2] = 1;
+    for (int i = 0;; i++) {
+        const char *c = memchr(w, ',', n);
+        size_t k = c ? (size_t)(c - w) : n;
+        if (parse_u32_word(w, k, &d[i], what, e) < 0)
+            return -1;
+        if (d[i] == 0)
+            return l2_fail(e, "%s dimension 0 (each is at least 1)", what);
+        if (!c)
+            return 0;
+        if (i == 2)
+            return l2_fail(e, "%s has more than 3 dimensions", what);
+        w += k + 1;
+        n -= k + 1;
+    }
+}
+
 static int parse_directive(struct l2_trace *t, const char **w, const size_t *wl, int nw, struct l2_event *ev,
                            l2_err *e)
 {
@@ -243,22 +276,76 @@ static int parse_directive(struct l2_trace *t, const char **w, const size_t *wl,
         return 0;
     }
     if (l2_word_is(w[0], wl[0], "kernel")) {
-        if (take_stream(w, wl, &nw, &ev->stream, e) < 0)
-            return -1;
-        if (nw != 2)
-            return l2_fail(e, "usage: kernel NAME [stream=S]");
-        if (wl[1] >= L2_MAX_KNAME)
-            return l2_fail(e, "kernel name longer than %u characters", L2_MAX_KNAME - 1);
-        const char *why = l2_kernel_name_reserved(w[1], wl[1]);
-        if (why)
-            return l2_fail(e, "kernel '%.*s': %s", (int)wl[1], w[1], why);
+        if (nw < 2 || take_label(w[1], wl[1], "kernel", ev, e) < 0)
+            return nw < 2 ? l2_fail(e, "usage: kernel NAME [stream=S] [grid=X,Y,Z] [block=X,Y,Z]") : -1;
         ev->type = EV_KERNEL;
-        memcpy(ev->kname, w[1], wl[1]);
-        ev->kname[wl[1]] = 0;
+        for (int i = 2; i < nw; i++) {
+            int r;
+            if (l2_has_prefix(w[i], wl[i], "stream="))
+                r = parse_u32_word(w[i] + 7, wl[i] - 7, &ev->stream, "stream", e);
+            else if (l2_has_prefix(w[i], wl[i], "grid="))
+                r = parse_dims(w[i] + 5, wl[i] - 5, ev->grid, "grid", e);
+            else if (l2_has_prefix(w[i], wl[i], "block="))
+                r = parse_dims(w[i] + 6, wl[i] - 6, ev->block, "block", e);
+            else
+                r = l2_fail(e, "unexpected '%.*s' (usage: kernel NAME [stream=S] [grid=X,Y,Z] [block=X,Y,Z])",
+                            (int)wl[i], w[i]);
+            if (r < 0)
+                return -1;
+        }
         return 0;
     }
-    return l2_fail(e, "unknown directive '%.*s' (expected an access R/W/P/A/D, policy, window, setaside, reset "
-                      "or kernel)",
+    if (l2_word_is(w[0], wl[0], "alloc")) {
+        if (nw != 4)
+            return l2_fail(e, "usage: alloc NAME BASE BYTES");
+        if (take_label(w[1], wl[1], "allocation", ev, e) < 0)
+            return -1;
+        if (l2_parse_u64(w[2], wl[2], &ev->addr, e) < 0)
+            return l2_prefix(e, "alloc base");
+        if (l2_parse_bytes(w[3], wl[3], &ev->bytes, e) < 0)
+            return l2_prefix(e, "alloc bytes");
+        ev->type = EV_ALLOC;
+        return l2_alloc_check(ev, e);
+    }
+    if (l2_word_is(w[0], wl[0], "free")) {
+        if (nw != 2)
+            return l2_fail(e, "usage: free NAME");
+        ev->type = EV_FREE;
+        return take_label(w[1], wl[1], "allocation", ev, e);
+    }
+    if (l2_word_is(w[0], wl[0], "event")) {
+        if (take_stream(w, wl, &nw, &ev->stream, e) < 0)
+            return -1;
+        if (nw != 3 || !(l2_word_is(w[1], wl[1], "record") || l2_word_is(w[1], wl[1], "wait")))
+            return l2_fail(e, "usage: event record|wait NAME [stream=S]");
+        ev->type = l2_word_is(w[1], wl[1], "record") ? EV_EVENT_RECORD : EV_EVENT_WAIT;
+        return take_label(w[2], wl[2], "event", ev, e);
+    }
+    if (l2_word_is(w[0], wl[0], "assign")) {
+        ev->type = EV_ASSIGN;
+        if (nw == 3)
+            return take_label(w[1], wl[1], "buffer", ev, e) < 0 ? -1 : access_tag(t, w[2], wl[2], &ev->tag, e);
+        if (nw != 4)
+            return l2_fail(e, "usage: assign BUFFER TAG, or assign BASE BYTES TAG");
+        if (l2_parse_u64(w[1], wl[1], &ev->addr, e) < 0)
+            return l2_prefix(e, "assign base");
+        if (l2_parse_bytes(w[2], wl[2], &ev->bytes, e) < 0)
+            return l2_prefix(e, "assign bytes");
+        if (ev->bytes == 0 || ev->addr > UINT64_MAX - ev->bytes)
+            return l2_fail(e, "assign range is empty or overflows the address space");
+        return access_tag(t, w[3], wl[3], &ev->tag, e);
+    }
+    if (l2_word_is(w[0], wl[0], "sync")) {
+        int with_stream = nw == 2 && l2_has_prefix(w[1], wl[1], "stream=");
+        if (take_stream(w, wl, &nw, &ev->stream, e) < 0)
+            return -1;
+        if (nw != 1)
+            return l2_fail(e, "usage: sync [stream=S]");
+        ev->type = with_stream ? EV_STREAM_SYNC : EV_SYNC;
+        return 0;
+    }
+    return l2_fail(e, "unknown directive '%.*s' (expected an access R/W/P/A/D, policy, window, setaside, reset, "
+                      "kernel, alloc, free, event, sync or assign)",
                    (int)wl[0], w[0]);
 }
 
@@ -340,8 +427,38 @@ size_t l2_event_format_text(char *buf, size_t n, const struct l2_event *ev, cons
     case EV_RESET:
         k = snprintf(buf, n, "reset\n");
         break;
-    case EV_KERNEL:
-        k = snprintf(buf, n, "kernel %s%s\n", ev->kname, stream);
+    case EV_KERNEL: {
+        char dims[96] = "";
+        int d = 0;
+        if (ev->grid[0])
+            d = snprintf(dims, sizeof dims, " grid=%u,%u,%u", ev->grid[0], ev->grid[1], ev->grid[2]);
+        if (ev->block[0])
+            snprintf(dims + d, sizeof dims - (size_t)d, " block=%u,%u,%u", ev->block[0], ev->block[1], ev->block[2]);
+        k = snprintf(buf, n, "kernel %s%s%s\n", ev->label, stream, dims);
+        break;
+    }
+    case EV_ALLOC:
+        k = snprintf(buf, n, "alloc %s 0x%" PRIx64 " %" PRIu64 "\n", ev->label, ev->addr, ev->bytes);
+        break;
+    case EV_FREE:
+        k = snprintf(buf, n, "free %s\n", ev->label);
+        break;
+    case EV_EVENT_RECORD:
+    case EV_EVENT_WAIT:
+        k = snprintf(buf, n, "event %s %s%s\n", ev->type == EV_EVENT_RECORD ? "record" : "wait", ev->label, stream);
+        break;
+    case EV_SYNC:
+        k = snprintf(buf, n, "sync\n");
+        break;
+    case EV_STREAM_SYNC:
+        k = snprintf(buf, n, "sync stream=%u\n", ev->stream);
+        break;
+    case EV_ASSIGN:
+        if (ev->label[0])
+            k = snprintf(buf, n, "assign %s %s\n", ev->label, l2_sym_name(syms, ev->tag));
+        else
+            k = snprintf(buf, n, "assign 0x%" PRIx64 " %" PRIu64 " %s\n", ev->addr, ev->bytes,
+                         l2_sym_name(syms, ev->tag));
         break;
     }
     return k < 0 ? 0 : (size_t)k;

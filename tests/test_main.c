@@ -17,6 +17,8 @@ int main(void)
     srunner_add_suite(sr, timing_suite());
     srunner_add_suite(sr, model_suite());
     srunner_add_suite(sr, tools_suite());
+    srunner_add_suite(sr, buffers_suite());
+    srunner_add_suite(sr, coalesce_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

@@ -506,7 +506,7 @@ START_TEST(compare_two_variants)
     struct l2_event ev;
     memset(&ev, 0, sizeof ev);
     ev.type = EV_KERNEL;
-    strcpy(ev.kname, "sweep");
+    strcpy(ev.label, "sweep");
     ck_assert_int_eq(l2_sim_event(&a, &ev, &e), 0);
     ck_assert_int_eq(l2_sim_event(&b, &ev, &e), 0);
     memset(&ev, 0, sizeof ev);

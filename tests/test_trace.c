@@ -268,7 +268,7 @@ END_TEST
 START_TEST(err_kernel_name)
 {
     expect_error("kernel\n", 0, 1, "usage: kernel NAME");
-    expect_error("kernel stream=1\n", 0, 1, "usage: kernel NAME");
+    expect_error("kernel stream=1\n", 0, 1, "kernel 'stream=1': a name cannot begin with stream=");
     /* a name the binary writer could not write back as text (it would read as a stream) */
     expect_error("kernel stream=5 stream=3\n", 0, 1, "cannot begin with stream=");
     expect_error("kernel a b\n", 0, 1, "usage: kernel NAME");
@@ -358,7 +358,7 @@ START_TEST(numbers_in_directives)
     ck_assert_int_eq(ev[6].type, EV_WINDOW_OFF);
     ck_assert_uint_eq(ev[6].stream, 16);
     ck_assert_int_eq(ev[7].type, EV_KERNEL);
-    ck_assert_str_eq(ev[7].kname, "k1");
+    ck_assert_str_eq(ev[7].label, "k1");
     ck_assert_uint_eq(ev[7].stream, 3);
     l2_symtab_free(&syms);
 }
@@ -475,7 +475,7 @@ START_TEST(crlf_lines)
     l2_err e;
     ck_assert_int_eq(l2_symtab_init(&syms, &e), 0);
     ck_assert_int_eq(read_ok("kernel k1\r\nR 0x40 32 evict_last\r\nsetaside 1MiB\r\n", ev, 3, &syms), 3);
-    ck_assert_str_eq(ev[0].kname, "k1");
+    ck_assert_str_eq(ev[0].label, "k1");
     ck_assert_int_eq(l2_builtin_prio(ev[1].tag), PRIO_EVICT_LAST);
     ck_assert_uint_eq(ev[2].bytes, 1u << 20);
     l2_symtab_free(&syms);

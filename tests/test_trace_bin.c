@@ -378,9 +378,9 @@ START_TEST(bad_magic_and_version)
     write_file(cp, b, size);
     expect_fail(cp, 0, "bad magic");
     b[7] = 'B';
-    b[8] = 2; /* version */
+    b[8] = 3; /* version */
     write_file(cp, b, size);
-    expect_fail(cp, 0, "unsupported binary trace version 2");
+    expect_fail(cp, 0, "unsupported binary trace version 3 (this l2sim reads versions 1 to 2)");
     b[8] = 1;
     b[12] = 1; /* flags */
     write_file(cp, b, size);
@@ -430,7 +430,7 @@ START_TEST(bad_records_with_valid_checksum)
         {0, {2, 0, 0, 0}, "prefetch needs the tag evict_last or evict_normal"},
         {0, {0, 0, 0, 0, 1, 0, 0, 0x80}, "sm 2147483648 is too large"},
         {0, {0, 0xf0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, "overflows"},
-        {0, {13, 0, 0, 0, 0, 0, 0, 0, 9}, "kernel index 9 is not in the header"},
+        {0, {13, 0, 0, 0, 0, 0, 0, 0, 9}, "label index 9 is not in the header"},
         {0, {8, 0, 3, 0}, "not a policy name"},
         {0, {12, 1}, "reserved bits"},
     };
@@ -582,9 +582,9 @@ START_TEST(writer_errors)
     ASSERT_CONTAINS(e.msg, "size 0");
     memset(&ev, 0, sizeof ev);
     ev.type = EV_KERNEL;
-    strcpy(ev.kname, "two words");
+    strcpy(ev.label, "two words");
     ck_assert_int_eq(l2_bin_writer_add(w, &ev, &e), -1);
-    ASSERT_CONTAINS(e.msg, "kernel name");
+    ASSERT_CONTAINS(e.msg, "name 'two words' cannot be written");
     l2_bin_writer_free(w);
     l2_symtab_free(&syms);
 }

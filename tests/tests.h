@@ -29,6 +29,8 @@ Suite *config_suite(void);
 Suite *timing_suite(void);
 Suite *model_suite(void);
 Suite *tools_suite(void);
+Suite *buffers_suite(void);
+Suite *coalesce_suite(void);
 
 /* Fails unless string `hay` contains `needle`. */
 #define ASSERT_CONTAINS(hay, needle)                                                          \
@@ -318,8 +320,12 @@ static inline const char *tests_event_diff(const struct l2_event *a, const struc
             v->hit_prop != w->hit_prop || v->miss_prop != w->miss_prop)
             return "window spec";
     }
-    if (a->type == EV_KERNEL && strcmp(a->kname, b->kname) != 0)
-        return "kernel name";
+    if (a->type == EV_KERNEL && (memcmp(a->grid, b->grid, sizeof a->grid) || memcmp(a->block, b->block, sizeof a->block)))
+        return "kernel dimensions";
+    if ((a->type == EV_KERNEL || a->type == EV_ALLOC || a->type == EV_FREE || a->type == EV_EVENT_RECORD ||
+         a->type == EV_EVENT_WAIT) &&
+        strcmp(a->label, b->label) != 0)
+        return "label";
     return NULL;
 }
 
