@@ -10,8 +10,11 @@
 
 /* One row of a report: a kernel, kernel x priority, kernel x tag, or the
  * same for the totals.  `kernel` is 1-based, 0 for totals. */
-enum scope_kind { SC_ALL, SC_PRIO, SC_TAG };
-static const char *const kind_names[] = {"all", "priority", "tag"}; /* in expectation files */
+enum scope_kind { SC_ALL, SC_PRIO, SC_TAG, SC_BUF };
+static const char *const kind_names[] = {"all", "priority", "tag", "buffer"}; /* in expectation files */
+
+/* Buffer rows a kernel's table shows (JSON, CSV and expectations have all). */
+#define TABLE_BUFFERS 8
 
 struct scope {
     uint32_t kernel;
@@ -21,12 +24,13 @@ struct scope {
     const struct l2_counters *c;
     const struct l2_keval *ev; /* "all" and "priority" rows: the kernel's (or the totals') timing */
     int prio;                  /* "priority" rows: the priority; -1 otherwise */
+    uint32_t rank;             /* buffer rows: place by DRAM traffic in the kernel (0: the most) */
 };
 
 struct scopes {
     struct scope *v;
     size_t n;
-    struct l2_counters total, prio[L2_NPRIO], *tag;
+    struct l2_counters total, prio[L2_NPRIO], *tag, *buf;
     struct l2_keval *ev; /* nk + 1: every kernel's timing, then the totals */
 };
 
@@ -55,49 +59,81 @@ static void push(struct scopes *ss, size_t cap, struct scope sc)
         ss->v[ss->n++] = sc;
 }
 
-/* Every row, kernels in trace order, then totals.  Returns 0, or -1 when
- * out of memory. */
-static int collect(const struct l2_sim *s, struct scopes *ss, l2_err *e)
+static uint64_t dram_bytes(const struct l2_counters *c)
 {
-    size_t cap = ((size_t)s->nk + 1) * (1 + L2_NPRIO + s->nbind);
-    memset(ss, 0, sizeof *ss);
-    ss->v = malloc(cap * sizeof *ss->v);
-    ss->tag = calloc(s->nbind ? s->nbind : 1, sizeof *ss->tag);
-    ss->ev = evaluate(s);
-    if (!ss->v || !ss->tag || !ss->ev) {
-        free(ss->v);
-        free(ss->tag);
-        free(ss->ev);
-        return l2_fail(e, "out of memory");
-    }
-    for (uint32_t i = 0; i < s->nk; i++) {
-        const struct l2_kstats *k = &s->k[i];
-        push(ss, cap, (struct scope){i + 1, k->name, SC_ALL, "all", &k->total, &ss->ev[i], -1});
-        for (unsigned p = 0; p < L2_NPRIO; p++)
-            if (used(&k->prio[p]))
-                push(ss, cap,
-                     (struct scope){i + 1, k->name, SC_PRIO, l2_prio_names[p], &k->prio[p], &ss->ev[i], (int)p});
-        for (uint32_t t = 0; t < k->ntag; t++)
-            if (used(&k->tag[t]))
-                push(ss, cap, (struct scope){i + 1, k->name, SC_TAG, l2_sym_name(s->syms, t), &k->tag[t], NULL, -1});
-    }
-    l2_sim_totals(s, &ss->total, ss->prio, ss->tag);
-    push(ss, cap, (struct scope){0, "totals", SC_ALL, "all", &ss->total, &ss->ev[s->nk], -1});
-    for (unsigned p = 0; p < L2_NPRIO; p++)
-        if (used(&ss->prio[p]))
-            push(ss, cap,
-                 (struct scope){0, "totals", SC_PRIO, l2_prio_names[p], &ss->prio[p], &ss->ev[s->nk], (int)p});
-    for (uint32_t t = 0; t < s->nbind; t++)
-        if (used(&ss->tag[t]))
-            push(ss, cap, (struct scope){0, "totals", SC_TAG, l2_sym_name(s->syms, t), &ss->tag[t], NULL, -1});
-    return 0;
+    return c->dram_rd + c->dram_wr;
+}
+
+/* Buffer rows by DRAM traffic, the most first; ties in allocation order. */
+static int by_dram(const void *x, const void *y)
+{
+    const struct scope *a = x, *b = y;
+    uint64_t da = dram_bytes(a->c), db = dram_bytes(b->c);
+    if (da != db)
+        return da < db ? 1 : -1;
+    return a->c < b->c ? -1 : a->c > b->c;
+}
+
+/* The used rows of buf (n entries) as buffer scopes of one kernel (0:
+ * the totals), sorted by DRAM traffic. */
+static void push_buffers(struct scopes *ss, size_t cap, const struct l2_sim *s, uint32_t kernel, const char *kname,
+                         const struct l2_counters *buf, uint32_t n)
+{
+    size_t first = ss->n;
+    for (uint32_t b = 0; b < n; b++)
+        if (used(&buf[b]))
+            push(ss, cap, (struct scope){kernel, kname, SC_BUF, s->buf.row[b].name, &buf[b], NULL, -1, 0});
+    qsort(ss->v + first, ss->n - first, sizeof *ss->v, by_dram);
+    for (size_t i = first; i < ss->n; i++)
+        ss->v[i].rank = (uint32_t)(i - first);
 }
 
 static void scopes_free(struct scopes *ss)
 {
     free(ss->v);
     free(ss->tag);
+    free(ss->buf);
     free(ss->ev);
+}
+
+/* Every row, kernels in trace order, then totals.  Returns 0, or -1 when
+ * out of memory. */
+static int collect(const struct l2_sim *s, struct scopes *ss, l2_err *e)
+{
+    size_t cap = ((size_t)s->nk + 1) * (1 + L2_NPRIO + s->nbind + s->buf.nrow);
+    memset(ss, 0, sizeof *ss);
+    ss->v = malloc(cap * sizeof *ss->v);
+    ss->tag = calloc(s->nbind ? s->nbind : 1, sizeof *ss->tag);
+    ss->buf = calloc(s->buf.nrow, sizeof *ss->buf);
+    ss->ev = evaluate(s);
+    if (!ss->v || !ss->tag || !ss->buf || !ss->ev) {
+        scopes_free(ss);
+        return l2_fail(e, "out of memory");
+    }
+    for (uint32_t i = 0; i < s->nk; i++) {
+        const struct l2_kstats *k = &s->k[i];
+        push(ss, cap, (struct scope){i + 1, k->name, SC_ALL, "all", &k->total, &ss->ev[i], -1, 0});
+        for (unsigned p = 0; p < L2_NPRIO; p++)
+            if (used(&k->prio[p]))
+                push(ss, cap,
+                     (struct scope){i + 1, k->name, SC_PRIO, l2_prio_names[p], &k->prio[p], &ss->ev[i], (int)p, 0});
+        for (uint32_t t = 0; t < k->ntag; t++)
+            if (used(&k->tag[t]))
+                push(ss, cap, (struct scope){i + 1, k->name, SC_TAG, l2_sym_name(s->syms, t), &k->tag[t], NULL, -1, 0});
+        push_buffers(ss, cap, s, i + 1, k->name, k->buf, k->nbuf);
+    }
+    l2_sim_totals(s, &ss->total, ss->prio, ss->tag);
+    push(ss, cap, (struct scope){0, "totals", SC_ALL, "all", &ss->total, &ss->ev[s->nk], -1, 0});
+    for (unsigned p = 0; p < L2_NPRIO; p++)
+        if (used(&ss->prio[p]))
+            push(ss, cap,
+                 (struct scope){0, "totals", SC_PRIO, l2_prio_names[p], &ss->prio[p], &ss->ev[s->nk], (int)p, 0});
+    for (uint32_t t = 0; t < s->nbind; t++)
+        if (used(&ss->tag[t]))
+            push(ss, cap, (struct scope){0, "totals", SC_TAG, l2_sym_name(s->syms, t), &ss->tag[t], NULL, -1, 0});
+    l2_sim_buffer_totals(s, ss->buf);
+    push_buffers(ss, cap, s, 0, "totals", ss->buf, s->buf.nrow);
+    return 0;
 }
 
 /* Mean latency (cycles) of the sectors of one priority (-1: all) and
@@ -284,13 +320,42 @@ static void describe_defs(FILE *f, const struct l2_sim *s)
     }
 }
 
-/* A row's label in the tables: "all", "prio NAME" or "tag NAME". */
+/* A row's label in the tables: "all", "prio NAME", "tag NAME" or "buf NAME". */
 static void scope_label(const struct scope *sc, char *buf, size_t n)
 {
+    static const char *const short_names[] = {"all", "prio", "tag", "buf"};
     if (sc->kind == SC_ALL)
         snprintf(buf, n, "all");
     else
-        snprintf(buf, n, "%s %s", sc->kind == SC_TAG ? "tag" : "prio", sc->name);
+        snprintf(buf, n, "%s %s", short_names[sc->kind], sc->name);
+}
+
+/* Share of `all`'s DRAM traffic (bytes read and written) in c; NAN without any. */
+static double dram_share(const struct l2_counters *c, const struct l2_counters *all)
+{
+    return rate(dram_bytes(c), dram_bytes(all));
+}
+
+/* The buffer rows of a kernel (or the totals) in the table: the first
+ * TABLE_BUFFERS by DRAM traffic. */
+static void table_buffer(FILE *f, const struct scope *sc, const struct l2_counters *all, size_t nbuf)
+{
+    const struct l2_counters *c = sc->c;
+    if (sc->rank == 0) {
+        fprintf(f, "  buffers by DRAM traffic");
+        if (nbuf > TABLE_BUFFERS)
+            fprintf(f, " (the first %u of %zu; --json and --csv list all)", TABLE_BUFFERS, nbuf);
+        fprintf(f, "\n  %-26s %10s %11s %7s %7s %7s %12s %12s %7s\n", "buffer", "accesses", "sectors", "hit%", "near%",
+                "load%", "dram-rd-B", "dram-wr-B", "dram%");
+    }
+    if (sc->rank >= TABLE_BUFFERS)
+        return;
+    fprintf(f, "  %-26s %10" PRIu64 " %11" PRIu64, sc->name, c->accesses, c->sectors);
+    for (unsigned m = 0; m < NRATES; m++)
+        pct(f, scope_rate(c, m));
+    fprintf(f, " %12" PRIu64 " %12" PRIu64, c->dram_rd, c->dram_wr);
+    pct(f, dram_share(c, all));
+    fputc('\n', f);
 }
 
 int l2_report_table(FILE *f, const struct l2_sim *s, const struct l2_run_info *ri, l2_err *e)
@@ -310,8 +375,17 @@ int l2_report_table(FILE *f, const struct l2_sim *s, const struct l2_run_info *r
     describe_defs(f, s);
     uint32_t cur = UINT32_MAX;
     const struct l2_keval *hist = NULL; /* histograms to print before the next kernel */
+    const struct l2_counters *all = NULL; /* the kernel's (or the totals') counters */
     for (size_t i = 0; i < ss.n; i++) {
         const struct scope *sc = &ss.v[i];
+        if (sc->kind == SC_BUF) {
+            size_t nbuf = 0;
+            while (sc->rank == 0 && i + nbuf < ss.n && ss.v[i + nbuf].kind == SC_BUF &&
+                   ss.v[i + nbuf].kernel == sc->kernel)
+                nbuf++;
+            table_buffer(f, sc, all, nbuf);
+            continue;
+        }
         if (sc->kernel != cur) {
             if (hist)
                 table_hists(f, hist);
@@ -325,8 +399,11 @@ int l2_report_table(FILE *f, const struct l2_sim *s, const struct l2_run_info *r
         }
         char label[160];
         scope_label(sc, label, sizeof label);
-        if (sc->kind == SC_ALL && ri->histogram)
-            hist = sc->ev;
+        if (sc->kind == SC_ALL) {
+            all = sc->c;
+            if (ri->histogram)
+                hist = sc->ev;
+        }
         table_row(f, label, sc);
     }
     if (hist)
@@ -452,6 +529,34 @@ static void json_groups(FILE *f, const struct l2_counters prio[L2_NPRIO], const 
     fputc('}', f);
 }
 
+/* "by_buffer" of a kernel (or the totals) whose counters are `all`, in
+ * allocation order, when the trace has allocations. */
+static void json_buffers(FILE *f, const struct l2_sim *s, const struct l2_counters *buf, uint32_t n,
+                         const struct l2_counters *all, const char *ind)
+{
+    if (s->buf.nrow <= 1)
+        return;
+    int first = 1;
+    fprintf(f, ",\n%s\"by_buffer\": {", ind);
+    for (uint32_t b = 0; b < n; b++) {
+        if (!used(&buf[b]))
+            continue;
+        fprintf(f, "%s\n%s  ", first ? "" : ",", ind);
+        json_str(f, s->buf.row[b].name);
+        fputs(": {", f);
+        json_counters(f, &buf[b]);
+        double sh = dram_share(&buf[b], all);
+        if (isnan(sh))
+            fputs(", \"dram_share\": null}", f);
+        else
+            fprintf(f, ", \"dram_share\": %.6f}", sh);
+        first = 0;
+    }
+    if (!first)
+        fprintf(f, "\n%s", ind);
+    fputc('}', f);
+}
+
 static void json_body(FILE *f, const struct l2_sim *s, const struct scopes *ss, const struct l2_run_info *ri,
                       const char *ind)
 {
@@ -497,6 +602,7 @@ static void json_body(FILE *f, const struct l2_sim *s, const struct scopes *ss, 
         json_counters(f, &k->total);
         json_time(f, &ss->ev[i], k->total.accesses, ind2);
         json_groups(f, k->prio, k->tag, k->ntag, s->syms, ind2);
+        json_buffers(f, s, k->buf, k->nbuf, &k->total, ind2);
         fputc('}', f);
     }
     /* the totals: the fields of a kernel, at one level deeper than the key */
@@ -506,6 +612,7 @@ static void json_body(FILE *f, const struct l2_sim *s, const struct scopes *ss, 
     json_counters(f, &ss->total);
     json_time(f, &ss->ev[s->nk], ss->total.accesses, ind1);
     json_groups(f, ss->prio, ss->tag, s->nbind, s->syms, ind1);
+    json_buffers(f, s, ss->buf, s->buf.nrow, &ss->total, ind1);
     fputs("}\n", f);
 }
 
@@ -539,39 +646,68 @@ static void csv_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
+/* One CSV row: a kernel's counters (buffer NULL: no buffer column), or
+ * one buffer's with its share of the kernel's DRAM traffic. */
+static void csv_row(FILE *f, const char *variant, uint32_t index, const struct l2_kstats *k, const char *buffer,
+                    const struct l2_counters *c, double est_ns, int buffers)
+{
+    if (variant) {
+        csv_str(f, variant);
+        fputc(',', f);
+    }
+    fprintf(f, "%u,", index);
+    csv_str(f, k->name);
+    fprintf(f, ",%u", k->stream);
+    if (buffers) {
+        fputc(',', f);
+        csv_str(f, buffer ? buffer : "(all)");
+    }
+    const uint64_t *v = (const uint64_t *)c;
+    for (size_t j = 0; j < L2_NCOUNTERS; j++)
+        fprintf(f, ",%" PRIu64, v[j]);
+    for (unsigned m = 0; m < NRATES; m++) {
+        double r = scope_rate(c, m);
+        if (isnan(r))
+            fputs(",", f);
+        else
+            fprintf(f, ",%.6f", r);
+    }
+    if (buffer)
+        fputs(",", f);
+    else
+        fprintf(f, ",%.1f", est_ns);
+    if (buffers) {
+        double sh = dram_share(c, &k->total);
+        if (isnan(sh))
+            fputs(",", f);
+        else
+            fprintf(f, ",%.6f", sh);
+    }
+    fputc('\n', f);
+}
+
 int l2_report_csv(FILE *f, const struct l2_sim *s, int with_header, const char *variant, l2_err *e)
 {
     struct l2_keval *ev = evaluate(s);
     if (!ev)
         return l2_fail(e, "out of memory");
+    const int buffers = s->buf.nrow > 1;
     if (with_header) {
         fputs(variant ? "variant,index,kernel,stream" : "index,kernel,stream", f);
+        if (buffers)
+            fputs(",buffer", f);
         for (size_t i = 0; i < L2_NCOUNTERS; i++)
             fprintf(f, ",%s", l2_counter_names[i]);
         for (unsigned m = 0; m < NRATES; m++)
             fprintf(f, ",%s", rate_names[m]);
-        fputs(",est_ns\n", f);
+        fputs(buffers ? ",est_ns,dram_share\n" : ",est_ns\n", f);
     }
     for (uint32_t i = 0; i < s->nk; i++) {
         const struct l2_kstats *k = &s->k[i];
-        if (variant) {
-            csv_str(f, variant);
-            fputc(',', f);
-        }
-        fprintf(f, "%u,", i + 1);
-        csv_str(f, k->name);
-        fprintf(f, ",%u", k->stream);
-        const uint64_t *v = (const uint64_t *)&k->total;
-        for (size_t j = 0; j < L2_NCOUNTERS; j++)
-            fprintf(f, ",%" PRIu64, v[j]);
-        for (unsigned m = 0; m < NRATES; m++) {
-            double r = scope_rate(&k->total, m);
-            if (isnan(r))
-                fputs(",", f);
-            else
-                fprintf(f, ",%.6f", r);
-        }
-        fprintf(f, ",%.1f\n", ev[i].est_ns);
+        csv_row(f, variant, i + 1, k, NULL, &k->total, ev[i].est_ns, buffers);
+        for (uint32_t b = 0; b < k->nbuf; b++)
+            if (used(&k->buf[b]))
+                csv_row(f, variant, i + 1, k, s->buf.row[b].name, &k->buf[b], 0, buffers);
     }
     free(ev);
     return 0;

@@ -272,6 +272,64 @@ START_TEST(assign_only_in_policy_files)
 }
 END_TEST
 
+/* The reports: the table lists a kernel's buffers by DRAM traffic, the
+ * first 8; JSON, CSV and expectation files have every one; --threads gives
+ * the same numbers. */
+START_TEST(buffer_reports)
+{
+    char tp[64];
+    char text[4096];
+    int n = 0;
+    /* buffer bI of (I + 1) KiB, read once: DRAM traffic grows with I */
+    for (int i = 0; i < 10; i++)
+        n += snprintf(text + n, sizeof text - (size_t)n, "alloc b%d 0x%x %d\n", i, (i + 1) << 20, (i + 1) << 10);
+    n += snprintf(text + n, sizeof text - (size_t)n, "kernel k\n");
+    for (int i = 0; i < 10; i++)
+        for (int j = 0; j <= i; j++)
+            n += snprintf(text + n, sizeof text - (size_t)n, "R 0x%x 1024 sm=%d\n", ((i + 1) << 20) + (j << 10), j);
+    tests_write_temp(tp, sizeof tp, text);
+    char cmd[256], *out, *out2;
+    snprintf(cmd, sizeof cmd, "run %s", tp);
+    ck_assert_int_eq(tests_cli(cmd, &out), 0);
+    ASSERT_CONTAINS(out, "buffers by DRAM traffic (the first 8 of 10; --json and --csv list all)");
+    const char *b9 = strstr(out, "\n  b9 "), *b2 = strstr(out, "\n  b2 ");
+    ck_assert_msg(b9 && b2 && b9 < b2, "b9 (most DRAM traffic) not listed before b2");
+    ck_assert_ptr_null(strstr(out, "\n  b1 ")); /* the 9th and 10th are left out */
+    ck_assert_ptr_nonnull(strstr(out, "  b9                                 10         320    0.00    0.00    0.00"
+                                      "        10240            0   18.18\n"));
+    free(out);
+    snprintf(cmd, sizeof cmd, "run --threads 3 %s", tp);
+    ck_assert_int_eq(tests_cli(cmd, &out2), 0);
+    snprintf(cmd, sizeof cmd, "run %s", tp);
+    tests_cli(cmd, &out);
+    ck_assert_str_eq(out, out2);
+    free(out);
+    free(out2);
+    snprintf(cmd, sizeof cmd, "run --json %s | python3 -c 'import json,sys; d=json.load(sys.stdin); "
+                              "print(len(d[\"kernels\"][0][\"by_buffer\"]), d[\"totals\"][\"by_buffer\"][\"b0\"][\"sectors\"])'",
+             tp);
+    ck_assert_int_eq(tests_cli(cmd, &out), 0);
+    ck_assert_str_eq(out, "10 32\n");
+    free(out);
+    snprintf(cmd, sizeof cmd, "run --csv %s", tp);
+    ck_assert_int_eq(tests_cli(cmd, &out), 0);
+    ASSERT_CONTAINS(out, "index,kernel,stream,buffer,accesses,");
+    ASSERT_CONTAINS(out, "\n1,k,0,(all),55,");
+    ASSERT_CONTAINS(out, "\n1,k,0,b0,1,32,");
+    free(out);
+    char ep[64];
+    tests_write_temp(ep, sizeof ep, "");
+    snprintf(cmd, sizeof cmd, "run --write-expect %s %s >/dev/null", ep, tp);
+    ck_assert_int_eq(tests_cli(cmd, NULL), 0);
+    out = tests_slurp_file(ep, NULL);
+    unlink(ep);
+    ASSERT_CONTAINS(out, "kernel:1:k buffer:b0 hit_rate 0.0000\n");
+    ASSERT_CONTAINS(out, "totals buffer:b9 hit_rate 0.0000\n");
+    free(out);
+    unlink(tp);
+}
+END_TEST
+
 Suite *buffers_suite(void)
 {
     Suite *s = suite_create("buffers");
@@ -283,6 +341,7 @@ Suite *buffers_suite(void)
     tcase_add_test(tc, buffer_counters);
     tcase_add_test(tc, assign_overrides_tags);
     tcase_add_test(tc, assign_only_in_policy_files);
+    tcase_add_test(tc, buffer_reports);
     suite_add_tcase(s, tc);
     return s;
 }
