@@ -102,6 +102,50 @@ hwprobe:
 	    echo "built $(BUILD)/hwprobe"; \
 	else echo "hwprobe: no nvcc found; nothing built"; fi
 
+# ---- l2trace: the capture tool (tools/l2trace/README.md) -------------------
+# build/l2trace (the launcher) is built everywhere; build/libl2trace.so (the
+# Compute Sanitizer tool it injects) and build/l2trace-patch.fatbin (its
+# device patches) only where nvcc and the Sanitizer API headers exist.  The
+# library compiles the sim sources it needs itself, position-independent and
+# without ARCH (it runs on whatever host the GPU is in).  The unit tests
+# compile capture.c, so `make test` covers it without a GPU.
+SANITIZER_DIR ?= $(firstword $(wildcard $(dir $(realpath $(NVCC)))../compute-sanitizer) /usr/local/cuda/compute-sanitizer)
+L2T_ARCHS     ?= 70 75 80 86 89 90
+L2T_C         := tools/l2trace/capture.c tools/l2trace/tracer.c
+L2T_PIC_OBJ   := $(patsubst %.c,$(BUILD)/l2trace-pic/%.o,$(LIB_SRC) $(L2T_C))
+L2T_HAVE_SAN   = $(and $(NVCC),$(wildcard $(SANITIZER_DIR)/include/sanitizer.h))
+.PHONY: l2trace test-gpu
+
+$(BUILD)/unit: TEST_SRC += tools/l2trace/capture.c
+$(BUILD)/unit: tools/l2trace/capture.c tools/l2trace/capture.h tools/l2trace/tracer.h
+
+l2trace: $(BUILD)/l2trace
+	@if [ -n "$(L2T_HAVE_SAN)" ]; then \
+	    $(MAKE) --no-print-directory $(BUILD)/libl2trace.so $(BUILD)/l2trace-patch.fatbin; \
+	else echo "l2trace: no nvcc or no $(SANITIZER_DIR)/include/sanitizer.h: built $(BUILD)/l2trace only, which cannot capture here"; fi
+
+$(BUILD)/l2trace: tools/l2trace/l2trace.c tools/l2trace/capture.c tools/l2trace/*.h $(BUILD)/libl2sim.a
+	$(CC) $(CFLAGS) -Isim -o $@ tools/l2trace/l2trace.c tools/l2trace/capture.c $(BUILD)/libl2sim.a $(LDSAN) $(LDLIBS)
+
+$(BUILD)/l2trace-pic/%.o: %.c sim/*.h tools/l2trace/*.h $(STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) -O2 -g -fPIC -pthread -Isim -c -o $@ $<
+
+$(BUILD)/libl2trace.so: tools/l2trace/inject.cu tools/l2trace/tracer.h $(L2T_PIC_OBJ)
+	$(NVCC) -std=c++17 -O2 -g -Xcompiler -fPIC,-Wall,-Wextra,-Werror -shared -I$(SANITIZER_DIR)/include \
+	    -Itools/l2trace -o $@ tools/l2trace/inject.cu $(L2T_PIC_OBJ) \
+	    -L$(SANITIZER_DIR) -lsanitizer-public -Xlinker -rpath,$(SANITIZER_DIR) $(ZLIBS) -lpthread
+
+$(BUILD)/l2trace-patch.fatbin: tools/l2trace/patch.cu tools/l2trace/tracer.h
+	$(NVCC) --fatbin --compile-as-tools-patch -O3 -I$(SANITIZER_DIR)/include -Itools/l2trace \
+	    $(foreach a,$(L2T_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
+	    -gencode arch=compute_$(lastword $(L2T_ARCHS)),code=compute_$(lastword $(L2T_ARCHS)) -o $@ $<
+
+# the captures checked record by record on a GPU; exit 77 (skipped) without one
+test-gpu: all l2trace
+	tests/cuda/run.sh $(BUILD)
+# ---- end of l2trace ---------------------------------------------------------
+
 bench: all
 	tools/bench/bench.sh $(BUILD)
 

@@ -31,6 +31,7 @@ Suite *model_suite(void);
 Suite *tools_suite(void);
 Suite *buffers_suite(void);
 Suite *coalesce_suite(void);
+Suite *capture_suite(void);
 
 /* Fails unless string `hay` contains `needle`. */
 #define ASSERT_CONTAINS(hay, needle)                                                          \
