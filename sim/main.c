@@ -6,16 +6,15 @@
  * or usage (the message names the file, line and reason).
  */
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "config.h"
+#include "driver.h"
 #include "policy.h"
 #include "report.h"
 #include "sim.h"
@@ -25,12 +24,9 @@
 
 #define EXIT_EXPECT 1
 #define EXIT_INPUT 2
-#define MAX_VARIANTS 16
-#define MAX_SETS 64
-#define MAX_THREADS 64
-#define MAX_SIMS (MAX_THREADS > MAX_VARIANTS ? MAX_THREADS : MAX_VARIANTS)
-#define BATCH 2048 /* events decoded at a time and shared by the workers */
-#define NBUF 8     /* batches in flight: workers may drift this far apart */
+#define MAX_VARIANTS L2_MAX_VARIANTS
+#define MAX_SETS L2_MAX_SETS
+#define MAX_THREADS L2_MAX_THREADS
 
 static const char *prog = "l2sim";
 
@@ -155,18 +151,10 @@ static void help_convert(FILE *f)
 
 /* ---- options ---- */
 
-struct variant_opts {
-    const char *name;
-    const char *config;
-    const char *sets[MAX_SETS];
-    int nsets;
-    const char *policy;
-    enum l2_semantics sem;
-};
 
 struct opts {
-    struct variant_opts common;
-    struct variant_opts var[MAX_VARIANTS];
+    struct l2_variant common;
+    struct l2_variant var[MAX_VARIANTS];
     char *var_text[MAX_VARIANTS];
     int nvar;
     int json, csv;
@@ -189,7 +177,7 @@ static int parse_sem(const char *v, enum l2_semantics *s)
 }
 
 /* Parses "name=a,config=b,set=k=v,policy=p,semantics=m" in place. */
-static int parse_variant(char *spec, struct variant_opts *v, const struct variant_opts *common, const char *cmd)
+static int parse_variant(char *spec, struct l2_variant *v, const struct l2_variant *common, const char *cmd)
 {
     *v = *common;
     v->name = NULL;
@@ -311,321 +299,6 @@ static int parse_opts(int argc, char **argv, const char *cmd, struct opts *o, vo
     return 0;
 }
 
-/* ---- setting up a variant ---- */
-
-static int build_config(const struct variant_opts *v, struct l2_config *c, l2_err *e)
-{
-    l2_config_defaults(c);
-    if (v->config && l2_config_load(c, v->config, e) < 0)
-        return -1;
-    /* A variant's sets come after the common ones (it starts as a copy). */
-    for (int i = 0; i < v->nsets; i++)
-        if (l2_config_set(c, v->sets[i], e) < 0)
-            return -1;
-    if (l2_config_check(c, e) < 0) /* the file, unless --set changed it */
-        return l2_prefix(e, "%s", v->config && !v->nsets ? v->config : "configuration");
-    return 0;
-}
-
-static int load_policy_file(struct l2_sim *s, const char *path, struct l2_symtab *syms, l2_err *e)
-{
-    struct l2_trace *t;
-    struct l2_event ev;
-    if (l2_trace_open(&t, path, syms, e) < 0)
-        return -1;
-    int r;
-    while ((r = l2_trace_next(t, &ev, e)) > 0) {
-        if (l2_sim_policy_event(s, &ev, e) < 0) {
-            r = l2_trace_fail_at(t, ev.pos, e);
-            break;
-        }
-    }
-    l2_trace_close(t);
-    return r < 0 ? -1 : 0;
-}
-
-/* The progress line: shown on a terminal for runs longer than a second. */
-struct progress {
-    int tty;
-    int shown;
-    double t0;
-};
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static void progress_start(struct progress *p)
-{
-    p->tty = isatty(STDERR_FILENO);
-    p->shown = 0;
-    p->t0 = p->tty ? now_s() : 0;
-}
-
-static void progress_show(struct progress *p, const struct l2_trace *t, uint64_t records)
-{
-    double el = now_s() - p->t0;
-    if (el < 1.0)
-        return;
-    char line[160];
-    size_t k = (size_t)snprintf(line, sizeof line, "%s: %.1fM records", prog, (double)records / 1e6);
-    double f = l2_trace_fraction(t);
-    if (f > 0 && k < sizeof line)
-        k += (size_t)snprintf(line + k, sizeof line - k, " (%.0f%%)", 100 * f);
-    if (k < sizeof line)
-        k += (size_t)snprintf(line + k, sizeof line - k, ", %.1fM records/s", (double)records / el / 1e6);
-    if (f > 0 && f < 1 && k < sizeof line) {
-        unsigned long left = (unsigned long)(el * (1 - f) / f + 0.5);
-        snprintf(line + k, sizeof line - k, ", %lu:%02lu left", left / 60, left % 60);
-    }
-    fprintf(stderr, "\r%s\033[K", line);
-    fflush(stderr);
-    p->shown = 1;
-}
-
-static void progress_end(struct progress *p)
-{
-    if (p->shown) {
-        fputs("\r\033[K", stderr);
-        fflush(stderr);
-    }
-}
-
-#define PROGRESS_EVERY ((UINT64_C(1) << 20) - 1) /* look at the clock every 1M records */
-
-/*
- * The driver.  The calling thread reads and decodes the trace once, a
- * batch of events at a time, into a ring of NBUF buffers; `nworkers`
- * threads run the simulators over the batches, each simulator over every
- * batch in order, so decoding overlaps simulation even with one worker.
- * Simulators are independent: the variants of compare, or the lanes of run
- * --threads (each simulating the sets it owns).  A worker runs one
- * simulator over one batch at a time, and takes the next such step where
- * it can: first a simulator of its own share (k % nworkers == id: the
- * lanes keep their host caches), else the one furthest behind that no
- * worker is running, so that uneven simulators (variants differ in cost)
- * keep every worker busy.  A simulator's error stops the run; the one at
- * the earliest record is reported.
- */
-struct batch {
-    struct l2_event ev[BATCH];
-    size_t n;
-};
-
-struct driver {
-    struct l2_sim **sims;
-    const char *const *names; /* of the variants, for errors; NULL: lanes of one run */
-    unsigned nsims, nworkers;
-    struct batch buf[NBUF];
-    pthread_mutex_t mu;
-    pthread_cond_t posted_cv; /* workers wait here for work */
-    pthread_cond_t free_cv;   /* the decoder waits here for buffers */
-    uint64_t posted;          /* batches handed out */
-    uint64_t done[MAX_SIMS];  /* batches each simulator has finished */
-    unsigned char busy[MAX_SIMS]; /* a worker is running the simulator */
-    unsigned idle;            /* workers waiting for work */
-    uint64_t wake_at;         /* the decoder sleeps until every simulator finished this many; 0: awake */
-    int stop;          /* no more batches */
-    uint64_t err_pos;  /* trace position (l2_event.pos) of the earliest simulator error; UINT64_MAX: none */
-    unsigned err_sim;  /* the simulator that failed there */
-    l2_err err;
-    struct l2_trace *trace;
-};
-
-struct worker {
-    struct driver *d;
-    unsigned id;
-};
-
-/* Runs simulator k over one batch. */
-static void run_batch(struct driver *d, unsigned k, const struct batch *b)
-{
-    for (size_t i = 0; i < b->n; i++) {
-        l2_err e;
-        if (l2_sim_event(d->sims[k], &b->ev[i], &e) < 0) {
-            if (d->names)
-                l2_prefix(&e, "variant %s", d->names[k]);
-            pthread_mutex_lock(&d->mu);
-            /* the earliest record; at the same record, the first variant */
-            if (b->ev[i].pos < d->err_pos || (b->ev[i].pos == d->err_pos && k < d->err_sim)) {
-                d->err_pos = b->ev[i].pos;
-                d->err_sim = k;
-                d->err = e;
-            }
-            pthread_mutex_unlock(&d->mu);
-            return;
-        }
-    }
-}
-
-/* Batches finished by the slowest simulator (called with the lock held). */
-static uint64_t slowest(const struct driver *d)
-{
-    uint64_t m = UINT64_MAX;
-    for (unsigned k = 0; k < d->nsims; k++)
-        m = d->done[k] < m ? d->done[k] : m;
-    return m;
-}
-
-/* The simulator worker `id` runs next: of its own share, else any, the
- * one furthest behind among those with a batch to run and no worker; -1:
- * none (called with the lock held). */
-static int pick(const struct driver *d, unsigned id)
-{
-    int best = -1;
-    for (unsigned pass = 0; pass < 2 && best < 0; pass++)
-        for (unsigned k = pass ? 0 : id; k < d->nsims; k += pass ? 1 : d->nworkers)
-            if (!d->busy[k] && d->done[k] < d->posted && (best < 0 || d->done[k] < d->done[best]))
-                best = (int)k;
-    return best;
-}
-
-static void *worker_main(void *arg)
-{
-    struct worker *w = arg;
-    struct driver *d = w->d;
-    pthread_mutex_lock(&d->mu);
-    for (;;) {
-        int k = pick(d, w->id);
-        if (k < 0) {
-            if (d->stop)
-                break;
-            d->idle++;
-            pthread_cond_wait(&d->posted_cv, &d->mu);
-            d->idle--;
-            continue;
-        }
-        d->busy[k] = 1;
-        if (d->idle && pick(d, w->id) >= 0)
-            pthread_cond_signal(&d->posted_cv); /* more work than running workers */
-        const struct batch *b = &d->buf[d->done[k] % NBUF];
-        uint64_t err_pos = d->err_pos;
-        pthread_mutex_unlock(&d->mu);
-        /* a batch after the earliest error so far cannot hold an earlier one */
-        if (b->ev[0].pos <= err_pos)
-            run_batch(d, (unsigned)k, b);
-        pthread_mutex_lock(&d->mu);
-        d->busy[k] = 0;
-        d->done[k]++;
-        if (d->wake_at && slowest(d) >= d->wake_at) {
-            d->wake_at = 0;
-            pthread_cond_signal(&d->free_cv);
-        }
-    }
-    pthread_mutex_unlock(&d->mu);
-    return NULL;
-}
-
-/* Reads the trace once, feeding every simulator with `nworkers` threads
- * (besides the calling thread, which decodes); names: of the variants, or
- * NULL.  Returns records read or -1. */
-static int64_t simulate(struct l2_sim **sims, const char *const *names, unsigned n, unsigned nworkers,
-                        const char *path, struct l2_symtab *syms, l2_err *e)
-{
-    struct driver *d = aligned_alloc(_Alignof(struct driver), sizeof *d); /* a multiple of its alignment */
-    struct worker wk[MAX_THREADS];
-    pthread_t th[MAX_THREADS];
-    unsigned started = 0;
-    struct progress pg;
-    int64_t records = 0;
-    int r = 0;
-    if (!d)
-        return l2_fail(e, "out of memory");
-    memset(d, 0, sizeof *d);
-    if (nworkers > n)
-        nworkers = n;
-    if (l2_trace_open(&d->trace, path, syms, e) < 0) {
-        free(d);
-        return -1;
-    }
-    d->sims = sims;
-    d->names = names;
-    d->nsims = n;
-    d->nworkers = nworkers;
-    d->err_pos = UINT64_MAX;
-    pthread_mutex_init(&d->mu, NULL);
-    pthread_cond_init(&d->posted_cv, NULL);
-    pthread_cond_init(&d->free_cv, NULL);
-    for (; started < nworkers; started++) {
-        wk[started] = (struct worker){d, started};
-        if (pthread_create(&th[started], NULL, worker_main, &wk[started]) != 0)
-            break;
-    }
-    if (started < nworkers)
-        r = l2_fail(e, "cannot start %u threads", nworkers);
-    uint64_t next_progress = PROGRESS_EVERY;
-    progress_start(&pg);
-    for (uint64_t k = 0; r == 0; k++) {
-        struct batch *b = &d->buf[k % NBUF];
-        /* buffer k % NBUF is free once every simulator finished batch k -
-         * NBUF; once the ring is full, the decoder sleeps until half of
-         * it is free, so that it wakes once per NBUF / 2 batches */
-        pthread_mutex_lock(&d->mu);
-        if (k >= NBUF && slowest(d) < k - NBUF + 1) {
-            d->wake_at = k - NBUF / 2 + 1;
-            while (d->wake_at)
-                pthread_cond_wait(&d->free_cv, &d->mu);
-        }
-        int failed = d->err_pos != UINT64_MAX;
-        pthread_mutex_unlock(&d->mu);
-        if (failed)
-            break;
-        b->n = 0;
-        while (b->n < BATCH && (r = l2_trace_next(d->trace, &b->ev[b->n], e)) > 0)
-            b->n++;
-        if (r > 0)
-            r = 0;
-        if (b->n == 0)
-            break;
-        records += (int64_t)b->n;
-        pthread_mutex_lock(&d->mu);
-        d->posted++;
-        pthread_cond_broadcast(&d->posted_cv);
-        pthread_mutex_unlock(&d->mu);
-        if (pg.tty && (uint64_t)records >= next_progress) {
-            progress_show(&pg, d->trace, (uint64_t)records);
-            next_progress = (uint64_t)records + PROGRESS_EVERY;
-        }
-        if (r < 0)
-            break;
-    }
-    pthread_mutex_lock(&d->mu);
-    d->stop = 1;
-    pthread_cond_broadcast(&d->posted_cv);
-    pthread_mutex_unlock(&d->mu);
-    for (unsigned i = 0; i < started; i++)
-        pthread_join(th[i], NULL);
-    progress_end(&pg);
-    /* a simulator's error is at a record decoded before any reader error */
-    if (d->err_pos != UINT64_MAX) {
-        *e = d->err;
-        r = l2_trace_fail_at(d->trace, d->err_pos, e);
-    }
-    l2_trace_close(d->trace);
-    pthread_cond_destroy(&d->posted_cv);
-    pthread_cond_destroy(&d->free_cv);
-    pthread_mutex_destroy(&d->mu);
-    free(d);
-    return r < 0 ? -1 : records;
-}
-
-static int setup_sim(struct l2_sim *s, const struct variant_opts *v, struct l2_symtab *syms, l2_err *e)
-{
-    struct l2_config cfg;
-    if (build_config(v, &cfg, e) < 0)
-        return -1;
-    if (l2_sim_init(s, &cfg, v->sem, syms, e) < 0)
-        return -1;
-    if (v->policy && load_policy_file(s, v->policy, syms, e) < 0) {
-        l2_sim_free(s);
-        return -1;
-    }
-    return 0;
-}
-
 static int cmd_run(int argc, char **argv)
 {
     struct opts o;
@@ -641,12 +314,12 @@ static int cmd_run(int argc, char **argv)
         return die(&e);
     /* lanes: each simulates the sets it owns; their counters add up */
     for (; ok < nlanes; ok++) {
-        if (setup_sim(&lane[ok], &o.common, &syms, &e) < 0)
+        if (l2_variant_setup(&lane[ok], &o.common, &syms, &e) < 0)
             break;
         l2_sim_set_lane(&lane[ok], ok, nlanes);
         sp[ok] = &lane[ok];
     }
-    int64_t records = ok == nlanes ? simulate(sp, NULL, nlanes, nlanes, o.trace, &syms, &e) : -1;
+    int64_t records = ok == nlanes ? l2_simulate(sp, NULL, nlanes, nlanes, o.trace, &syms, &e) : -1;
     for (unsigned i = 1; records >= 0 && i < nlanes; i++) /* the lanes' sums make one report */
         if (l2_sim_merge_lane(&lane[0], &lane[i]) < 0)
             records = l2_fail(&e, "out of memory");
@@ -711,7 +384,7 @@ static int cmd_compare(int argc, char **argv)
         goto out;
     }
     for (; ok < o.nvar; ok++) {
-        if (setup_sim(&sims[ok], &o.var[ok], &syms, &e) < 0) {
+        if (l2_variant_setup(&sims[ok], &o.var[ok], &syms, &e) < 0) {
             l2_prefix(&e, "variant %s", o.var[ok].name);
             rc = die(&e);
             goto free_sims;
@@ -724,7 +397,7 @@ static int cmd_compare(int argc, char **argv)
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
         nthreads = cpus < 1 ? 1 : cpus > MAX_THREADS ? MAX_THREADS : (unsigned)cpus;
     }
-    int64_t records = simulate(sp, names, (unsigned)o.nvar, nthreads, o.trace, &syms, &e);
+    int64_t records = l2_simulate(sp, names, (unsigned)o.nvar, nthreads, o.trace, &syms, &e);
     if (records < 0) {
         rc = die(&e);
         goto free_sims;
