@@ -63,15 +63,16 @@ static int add_plan(struct l2_advice *a, const struct l2_plan *p)
 static int apply_plan(struct l2_sim *s, const struct l2_advice *a, const struct l2_plan *p, struct l2_symtab *syms,
                       l2_err *e)
 {
-    static const char *const tag_of[L2_NASSIGN] = {NULL, "persisting", "streaming", "normal"};
     struct l2_event ev;
     for (unsigned i = 0; i < a->nbuf; i++) {
-        if (p->assign[i] == ASSIGN_NONE)
+        /* a window applies to accesses without a hint: its buffer's are made so */
+        const char *tag = l2_plan_tag(p, i);
+        if (!tag)
             continue;
         memset(&ev, 0, sizeof ev);
         ev.type = EV_ASSIGN;
         strcpy(ev.label, a->buf[i].name);
-        ev.tag = (uint32_t)l2_sym_find(syms, tag_of[p->assign[i]], strlen(tag_of[p->assign[i]]));
+        ev.tag = (uint32_t)l2_sym_find(syms, tag, strlen(tag));
         if (l2_sim_policy_event(s, &ev, e) < 0)
             return -1;
     }
@@ -257,14 +258,25 @@ static int run_plans(struct l2_advice *a, unsigned first, unsigned last, l2_err 
     return 0;
 }
 
-/* Plan order: less DRAM traffic, then less estimated time, then the
- * plan simulated first. */
+/* Buffers a plan changes, and whether it sets a window. */
+static unsigned changes(const struct l2_plan *p)
+{
+    unsigned n = p->window >= 0;
+    for (unsigned i = 0; i < L2_ADVISE_MAX_BUF; i++)
+        n += p->assign[i] != ASSIGN_NONE;
+    return n;
+}
+
+/* Plan order: less DRAM traffic, then less estimated time, then fewer
+ * changes, then the plan simulated first. */
 static int better(const struct l2_plan *p, unsigned i, const struct l2_plan *q, unsigned j)
 {
     if (p->dram != q->dram)
         return p->dram < q->dram;
     if (p->est_ns != q->est_ns)
         return p->est_ns < q->est_ns;
+    if (changes(p) != changes(q))
+        return changes(p) < changes(q);
     return i < j;
 }
 
@@ -445,11 +457,16 @@ void l2_advice_free(struct l2_advice *a)
     a->rank = NULL;
 }
 
-/* Two plans that differ only in their set-aside. */
+const char *l2_plan_tag(const struct l2_plan *p, unsigned i)
+{
+    static const char *const tag[L2_NASSIGN] = {NULL, "persisting", "streaming", "normal"};
+    return p->window == (int)i && p->assign[i] == ASSIGN_NONE ? "global" : tag[p->assign[i]];
+}
+
+/* Two plans that differ only in their set-aside or window hitRatio. */
 static int same_choice(const struct l2_plan *p, const struct l2_plan *q)
 {
-    return memcmp(p->assign, q->assign, sizeof p->assign) == 0 && p->window == q->window &&
-           (p->window < 0 || p->window_n == q->window_n);
+    return memcmp(p->assign, q->assign, sizeof p->assign) == 0 && p->window == q->window;
 }
 
 unsigned l2_advice_suggestions(const struct l2_advice *a, unsigned top, unsigned *out)
@@ -457,16 +474,18 @@ unsigned l2_advice_suggestions(const struct l2_advice *a, unsigned top, unsigned
     unsigned n = 0;
     for (unsigned r = 0; r < a->nrank && n < top; r++) {
         const struct l2_plan *p = &a->plan[a->rank[r]];
-        int seen = 0;
-        for (unsigned k = 0; k < n; k++)
-            seen |= same_choice(&a->plan[out[k]], p);
+        int seen = 0; /* the same choices, or the same outcome with no fewer changes */
+        for (unsigned k = 0; k < n; k++) {
+            const struct l2_plan *q = &a->plan[out[k]];
+            seen |= same_choice(q, p) || (q->dram == p->dram && q->hits == p->hits && q->est_ns == p->est_ns);
+        }
         if (seen || p->dram >= a->plan[0].dram)
             continue;
-        /* the same choices with the smallest set-aside within 0.1% of these bytes */
+        /* the same choices with the smallest set-aside within 0.1% of these bytes (and this hitRatio) */
         unsigned best = a->rank[r];
         for (unsigned i = 1; i < a->nplans; i++) {
             const struct l2_plan *q = &a->plan[i];
-            if (same_choice(q, p) && q->setaside_set && (double)q->dram <= (double)p->dram * 1.001 &&
+            if (same_choice(q, p) && q->window_n == p->window_n && q->setaside_set && (double)q->dram <= (double)p->dram * 1.001 &&
                 q->setaside < a->plan[best].setaside)
                 best = i;
         }

@@ -93,9 +93,15 @@ int l2_advise(const struct l2_advise_opts *o, struct l2_advice *out, l2_err *e);
 void l2_advice_free(struct l2_advice *a);
 
 /* The first `top` suggestions (plan indices into out): the ranked plans
- * that save DRAM traffic, one per choice of assignments and window, each
- * with the smallest set-aside within 0.1% of that choice's best bytes. */
+ * that save DRAM traffic, one per choice of assignments and window
+ * buffer (the best hitRatio), each with the smallest set-aside within 0.1%
+ * of that plan's bytes; a plan with the outcome of one before it is left
+ * out. */
 unsigned l2_advice_suggestions(const struct l2_advice *a, unsigned top, unsigned *out);
+/* The tag a plan's assign line gives considered buffer i, or NULL: its
+ * assignment, or "global" for the buffer of its window (a window applies
+ * to accesses without a hint of their own). */
+const char *l2_plan_tag(const struct l2_plan *p, unsigned i);
 /* The --policy lines of a plan, as a file would hold them. */
 void l2_plan_policy(FILE *f, const struct l2_advice *a, const struct l2_plan *p);
 /* Writers: the first `top` suggestions with their CUDA code and caveats. */

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "advise.h"
 #include "config.h"
 #include "driver.h"
 #include "policy.h"
@@ -60,6 +61,7 @@ static void help_main(FILE *f)
             "commands:\n"
             "  run       simulate a trace and report hit rates per kernel, priority and tag\n"
             "  compare   simulate two or more variants over one trace, side by side\n"
+            "  advise    suggest which buffers to make persisting or streaming, with set-aside and window\n"
             "  encode    print the 64-bit policy descriptor of a request, or decode one\n"
             "  convert   convert a trace between the text and binary formats, optionally compressed\n"
             "  help      this text; 'l2sim COMMAND --help' explains a command\n"
@@ -73,7 +75,9 @@ static void help_common(FILE *f)
     fprintf(f, "  --config FILE      GPU configuration (key = value file); default: built-in H100 values\n"
                "  --set KEY=VALUE    override one configuration key (repeatable)\n"
                "  --policy FILE      policy/window/setaside lines that override the trace's definitions\n"
-               "                     of the same policy name, window stream or set-aside\n"
+               "                     of the same policy name, window stream or set-aside, and assign\n"
+               "                     lines (assign BUFFER TAG, assign BASE BYTES TAG) that give a buffer's\n"
+               "                     or an address range's accesses another tag\n"
                "  --semantics M      hardware (default): what the descriptor encodes, as the GPU applies it;\n"
                "                     documented: exact fractions and byte ranges as requested\n"
                "  --json | --csv     machine-readable output instead of the table\n"
@@ -114,6 +118,32 @@ static void help_compare(FILE *f)
             "      --variant name=max-setaside,set=setaside=32768000 traces/update.trace\n\noptions:\n");
     help_common(f);
     fprintf(f, "  --variant SPEC     one variant (at least two)\n");
+}
+
+static void help_advise(FILE *f)
+{
+    fprintf(f,
+            "usage: l2sim advise [OPTIONS] TRACE\n\n"
+            "Suggests which buffers (the trace's alloc lines) to make persisting, streaming or normal,\n"
+            "with which set-aside, or which access-policy window and hitRatio, ranked by the DRAM bytes\n"
+            "they save and then by estimated time.  The search is bounded: the baseline, every single\n"
+            "change to the buffers with the most DRAM traffic, greedy passes that add one change at a\n"
+            "time while it saves traffic, windows at 8 hitRatios on the two busiest buffers, and a\n"
+            "set-aside sweep (steps of l2_size / ways) of the best plans; each pass simulates up to %u\n"
+            "plans over one reading of the trace.  Each suggestion comes with its predicted savings per\n"
+            "buffer, the --policy lines that simulate it and the CUDA code that applies it.\n\noptions:\n",
+            L2_MAX_VARIANTS);
+    fprintf(f, "  --config FILE      GPU configuration; default: built-in H100 values\n"
+               "  --set KEY=VALUE    override one configuration key (repeatable)\n"
+               "  --policy FILE      lines applied before every plan (see l2sim run --help)\n"
+               "  --semantics M      hardware (default) or documented\n"
+               "  --buffers N        buffers considered, by DRAM traffic (default 4, at most %u)\n"
+               "  --top N            suggestions printed (default 3, at most 16)\n"
+               "  --exhaustive       simulate every assignment of the buffers (at most 3) instead of the\n"
+               "                     greedy passes\n"
+               "  --json             machine-readable output instead of the table\n"
+               "  --threads N        threads that run the plans of a pass (default: the number of CPUs)\n",
+            L2_ADVISE_MAX_BUF);
 }
 
 static void help_encode(FILE *f)
@@ -163,6 +193,8 @@ struct opts {
     const char *trace;
     unsigned threads; /* 0: the default */
     int histogram;
+    unsigned nbuf, top; /* advise */
+    int exhaustive;
 };
 
 static int parse_sem(const char *v, enum l2_semantics *s)
@@ -211,7 +243,9 @@ static int parse_opts(int argc, char **argv, const char *cmd, struct opts *o, vo
 {
     memset(o, 0, sizeof *o);
     o->common.sem = SEM_HARDWARE;
-    int compare = strcmp(cmd, "compare") == 0;
+    int compare = strcmp(cmd, "compare") == 0, advise = strcmp(cmd, "advise") == 0;
+    o->nbuf = 4;
+    o->top = 3;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         const char *next = i + 1 < argc ? argv[i + 1] : NULL;
@@ -249,15 +283,26 @@ static int parse_opts(int argc, char **argv, const char *cmd, struct opts *o, vo
             o->json = 1;
         } else if (strcmp(a, "--csv") == 0) {
             o->csv = 1;
-        } else if (!compare && strcmp(a, "--expect") == 0) {
+        } else if (advise && (strcmp(a, "--buffers") == 0 || strcmp(a, "--top") == 0)) {
+            uint64_t v;
+            unsigned max = a[2] == 'b' ? L2_ADVISE_MAX_BUF : 16;
+            NEED_ARG();
+            if (l2_parse_u64(next, strlen(next), &v, NULL) < 0 || v < 1 || v > max)
+                return usage_error(cmd, "%s needs a number from 1 to %u", a, max);
+            *(a[2] == 'b' ? &o->nbuf : &o->top) = (unsigned)v;
+        } else if (advise && strcmp(a, "--exhaustive") == 0) {
+            o->exhaustive = 1;
+        } else if (advise && (strcmp(a, "--csv") == 0 || strcmp(a, "--histogram") == 0)) {
+            return usage_error(cmd, "unknown option '%s'", a);
+        } else if (!compare && !advise && strcmp(a, "--expect") == 0) {
             NEED_ARG();
             o->expect = next;
-        } else if (!compare && strcmp(a, "--histogram") == 0) {
+        } else if (!compare && !advise && strcmp(a, "--histogram") == 0) {
             o->histogram = 1;
-        } else if (!compare && strcmp(a, "--write-expect") == 0) {
+        } else if (!compare && !advise && strcmp(a, "--write-expect") == 0) {
             NEED_ARG();
             o->write_expect = next;
-        } else if (!compare && strcmp(a, "--tolerance") == 0) {
+        } else if (!compare && !advise && strcmp(a, "--tolerance") == 0) {
             NEED_ARG();
             if (l2_parse_double(next, strlen(next), &o->tolerance, NULL) < 0 || o->tolerance < 0)
                 return usage_error(cmd, "--tolerance needs a non-negative number of percentage points");
@@ -421,6 +466,25 @@ out:
     for (int i = 0; i < o.nvar; i++)
         free(o.var_text[i]);
     return rc;
+}
+
+static int cmd_advise(int argc, char **argv)
+{
+    struct opts o;
+    int rc = parse_opts(argc, argv, "advise", &o, help_advise);
+    if (rc)
+        return rc;
+    if (o.exhaustive && o.nbuf > 3)
+        return usage_error("advise", "--exhaustive takes at most 3 buffers (--buffers 3)");
+    struct l2_advise_opts ao = {
+        .base = o.common, .trace = o.trace, .nbuf = o.nbuf, .threads = o.threads, .exhaustive = o.exhaustive};
+    struct l2_advice a;
+    l2_err e;
+    if (l2_advise(&ao, &a, &e) < 0)
+        return die(&e);
+    int w = o.json ? l2_advice_json(stdout, &a, o.top, &e) : l2_advice_table(stdout, &a, o.top, &e);
+    l2_advice_free(&a);
+    return w < 0 ? die(&e) : 0;
 }
 
 static int cmd_encode(int argc, char **argv)
@@ -615,6 +679,8 @@ int main(int argc, char **argv)
         return cmd_run(argc - 2, argv + 2);
     if (strcmp(cmd, "compare") == 0)
         return cmd_compare(argc - 2, argv + 2);
+    if (strcmp(cmd, "advise") == 0)
+        return cmd_advise(argc - 2, argv + 2);
     if (strcmp(cmd, "encode") == 0)
         return cmd_encode(argc - 2, argv + 2);
     if (strcmp(cmd, "convert") == 0)

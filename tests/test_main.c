@@ -18,6 +18,7 @@ int main(void)
     srunner_add_suite(sr, model_suite());
     srunner_add_suite(sr, tools_suite());
     srunner_add_suite(sr, buffers_suite());
+    srunner_add_suite(sr, advise_suite());
     srunner_add_suite(sr, coalesce_suite());
     srunner_add_suite(sr, capture_suite());
     srunner_run_all(sr, CK_NORMAL);

@@ -30,6 +30,7 @@ Suite *timing_suite(void);
 Suite *model_suite(void);
 Suite *tools_suite(void);
 Suite *buffers_suite(void);
+Suite *advise_suite(void);
 Suite *coalesce_suite(void);
 Suite *capture_suite(void);
 
