@@ -241,11 +241,11 @@ START_TEST(assign_overrides_tags)
         tests_run_start(&r[v], SEM_HARDWARE, kv);
         ck_assert_msg(tests_run_feed(&r[v], pol[v], l2_sim_policy_event) == 0, "%s", r[v].e.msg);
         tests_run_ok(&r[v], trace);
-        char line[64];
-        for (int i = 0; i < 2048; i++) { /* 8 MiB: far more than the L2 */
-            snprintf(line, sizeof line, "R 0x%x 4096 sm=0\n", 0x10000000 + i * 4096);
-            tests_run_ok(&r[v], line);
-        }
+        static char sweep[2048 * 32];
+        size_t n = 0;
+        for (int i = 0; i < 2048; i++) /* 8 MiB: far more than the L2 */
+            n += (size_t)snprintf(sweep + n, sizeof sweep - n, "R 0x%x 4096 sm=0\n", 0x10000000 + i * 4096);
+        tests_run_ok(&r[v], sweep);
         tests_run_ok(&r[v], "kernel reread\nR 0x0 4096 sm=0\n");
     }
     const struct l2_kstats *k[3] = {&r[0].sim.k[2], &r[1].sim.k[2], &r[2].sim.k[2]};
