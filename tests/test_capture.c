@@ -169,9 +169,17 @@ START_TEST(bulk_range_split_per_line)
     ck_assert_str_eq(s.text, "kernel k grid=4,2,1 block=128,1,1\n"
                              "R 0x7f0000000060 32 sm=5\n"
                              "R 0x7f0000000080 32 sm=5\n");
+    /* a bulk copy shared -> global: a write of the range */
+    struct l2t_warp w = {.mask = 1, .flags = L2T_F_BULK | L2T_F_WRITE, .sm = 6};
+    w.addr[0] = 0x7f0000000200;
+    w.addr[1] = 160;
+    ck_assert_int_eq(l2t_on_warp(&c, &w, &e), 0);
+    ck_assert_str_eq(s.text + strlen("kernel k grid=4,2,1 block=128,1,1\nR 0x7f0000000060 32 sm=5\n"
+                                     "R 0x7f0000000080 32 sm=5\n"),
+                     "W 0x7f0000000200 128 sm=6\nW 0x7f0000000280 32 sm=6\n");
     /* 64 KiB: 512 lines, more than one batch */
     ck_assert_int_eq(l2t_on_range(&c, OP_READ, 0x7f0000100000, 65536, 5, &e), 0);
-    ck_assert_uint_eq(c.accesses, 2 + 512);
+    ck_assert_uint_eq(c.accesses, 2 + 2 + 512);
     finish(&c, &s);
 }
 END_TEST

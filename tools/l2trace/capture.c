@@ -365,7 +365,7 @@ static int widen_to_lines(struct l2_coal_access *out, int n)
 int l2t_on_warp(struct l2t_capture *c, const struct l2t_warp *w, l2_err *e)
 {
     if (w->flags & L2T_F_BULK)
-        return l2t_on_range(c, OP_READ, w->addr[0], w->addr[1], w->sm, e);
+        return l2t_on_range(c, w->flags & L2T_F_WRITE ? OP_WRITE : OP_READ, w->addr[0], w->addr[1], w->sm, e);
     if (!c->in_kernel || c->stopped) {
         c->dropped++;
         return 0;

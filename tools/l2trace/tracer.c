@@ -1,24 +1,27 @@
 /*
- * tracer.c - a capture writing a binary trace, for the injected library
+ * tracer.c - a capture writing the trace spool, for the injected library
  * (see tracer.h).
  */
 #include "tracer.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "capture.h"
-#include "source.h"
 #include "trace.h"
 
 struct l2t_tracer {
     pthread_mutex_t mu;
     struct l2t_capture cap;
     struct l2_symtab syms;
-    struct l2_bin_writer *w;
-    struct l2_sink *sink;
+    int fd;          /* the spool: the text trace, written as it comes */
+    char *buf;       /* SPOOL_BUF bytes not yet written */
+    size_t len;
     char out[4096], summary[4096], patch[4096];
     uint64_t ring;
     int failed;
@@ -26,9 +29,55 @@ struct l2t_tracer {
     char notes[4096];
 };
 
-static int emit_bin(void *ctx, const struct l2_event *ev, l2_err *e)
+#define SPOOL_BUF (1u << 20)
+
+static int flush(struct l2t_tracer *t, l2_err *e)
 {
-    return l2_bin_writer_add(ctx, ev, e);
+    size_t off = 0;
+    while (off < t->len) {
+        ssize_t k = write(t->fd, t->buf + off, t->len - off);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return l2_fail(e, "%s: write error: %s", t->out, strerror(errno));
+        off += (size_t)k;
+    }
+    t->len = 0;
+    return 0;
+}
+
+/* Events become text lines in the spool; the launcher converts the spool
+ * to the binary trace once the program has ended, so the trace is whole
+ * whatever way the program ends (even where the library gets no end-of-run
+ * call). */
+static int emit_text(void *ctx, const struct l2_event *ev, l2_err *e)
+{
+    struct l2t_tracer *t = ctx;
+    if (t->len + 1024 > SPOOL_BUF && flush(t, e) < 0)
+        return -1;
+    size_t k = l2_event_format_text(t->buf + t->len, SPOOL_BUF - t->len, ev, &t->syms);
+    if (k >= SPOOL_BUF - t->len)
+        return l2_fail(e, "event too long for the spool buffer");
+    t->len += k;
+    return 0;
+}
+
+/* Rewrites the summary file with the counts so far. */
+static void write_summary(struct l2t_tracer *t)
+{
+    char sum[4096];
+    l2t_summary(&t->cap, sum, sizeof sum);
+    FILE *f = t->summary[0] ? fopen(t->summary, "w") : stderr;
+    if (!f)
+        return;
+    fputs(sum, f);
+    fputs(t->notes, f);
+    if (t->failed)
+        fprintf(f, "l2trace: error: %s (no trace written)\n", t->err.msg);
+    if (f != stderr)
+        fclose(f);
+    else
+        fflush(f);
 }
 
 static const char *env(const char *name)
@@ -40,55 +89,51 @@ static const char *env(const char *name)
 struct l2t_tracer *l2t_tracer_open(char *err, size_t n)
 {
     l2_err e;
-    const char *out = env(L2T_ENV_OUT), *comp = env(L2T_ENV_COMPRESS), *ring = env(L2T_ENV_RING);
+    const char *out = env(L2T_ENV_OUT), *ring = env(L2T_ENV_RING);
     if (!out) {
         snprintf(err, n, "%s is not set (run the program under l2trace)", L2T_ENV_OUT);
         return NULL;
     }
     struct l2t_tracer *t = calloc(1, sizeof *t);
-    if (!t) {
+    char *buf = malloc(SPOOL_BUF);
+    if (!t || !buf) {
+        free(t);
+        free(buf);
         snprintf(err, n, "out of memory");
         return NULL;
     }
+    t->buf = buf;
     pthread_mutex_init(&t->mu, NULL);
     snprintf(t->out, sizeof t->out, "%s", out);
     snprintf(t->summary, sizeof t->summary, "%s", env(L2T_ENV_SUMMARY) ? env(L2T_ENV_SUMMARY) : "");
     snprintf(t->patch, sizeof t->patch, "%s", env(L2T_ENV_PATCH) ? env(L2T_ENV_PATCH) : "");
     t->ring = 1u << 16;
-    enum l2_comp c = L2_COMP_NONE;
     struct l2t_options o;
     int ok = 0;
-    if (comp && strcmp(comp, "gzip") == 0)
-        c = L2_COMP_GZIP;
-    else if (comp && strcmp(comp, "zstd") == 0)
-        c = L2_COMP_ZSTD;
-    else if (comp && strcmp(comp, "none") != 0)
-        l2_fail(&e, "--compress '%s': not none, gzip or zstd", comp);
-    else if (ring && (l2_parse_u64(ring, strlen(ring), &t->ring, &e) < 0 || t->ring < 64 || t->ring > (1u << 24) ||
-                      (t->ring & (t->ring - 1))))
+    if (ring && (l2_parse_u64(ring, strlen(ring), &t->ring, &e) < 0 || t->ring < 64 || t->ring > (1u << 24) ||
+                 (t->ring & (t->ring - 1))))
         l2_fail(&e, "--ring '%s': not a power of two from 64 to 16777216", ring);
     else if (l2t_options_parse(&o, env(L2T_ENV_KERNEL), env(L2T_ENV_LAUNCHES), env(L2T_ENV_MAX_RECORDS),
                                env(L2T_ENV_MAX_BYTES), env(L2T_ENV_MERGE), &e) < 0)
         ;
     else if (l2_symtab_init(&t->syms, &e) < 0)
         ;
-    else if (l2_bin_writer_open(&t->w, &t->syms, &e) < 0)
+    else if (l2t_init(&t->cap, &o, emit_text, t, &e) < 0)
         l2_symtab_free(&t->syms);
-    else if (l2t_init(&t->cap, &o, emit_bin, t->w, &e) < 0) {
-        l2_bin_writer_free(t->w);
-        l2_symtab_free(&t->syms);
-    } else if (l2_sink_open(&t->sink, out, c, &e) < 0) {
+    else if ((t->fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
+        l2_fail(&e, "%s: cannot create: %s", out, strerror(errno));
         l2t_free(&t->cap);
-        l2_bin_writer_free(t->w);
         l2_symtab_free(&t->syms);
     } else
         ok = 1;
     if (!ok) {
         snprintf(err, n, "%s", e.msg);
         pthread_mutex_destroy(&t->mu);
+        free(t->buf);
         free(t);
         return NULL;
     }
+    write_summary(t);
     return t;
 }
 
@@ -104,12 +149,14 @@ const char *l2t_tracer_patch(const struct l2t_tracer *t)
 
 /* Runs `call` under the lock unless a call failed before; the first
  * failure is kept. */
-#define LOCKED(t, call)                                 \
-    do {                                                \
-        pthread_mutex_lock(&(t)->mu);                   \
-        if (!(t)->failed && (call) < 0)                 \
-            (t)->failed = 1;                            \
-        pthread_mutex_unlock(&(t)->mu);                 \
+#define LOCKED(t, call)                                          \
+    do {                                                         \
+        pthread_mutex_lock(&(t)->mu);                            \
+        if (!(t)->failed && ((call) < 0 || flush(t, &(t)->err) < 0)) { \
+            (t)->failed = 1;                                     \
+            write_summary(t);                                    \
+        }                                                        \
+        pthread_mutex_unlock(&(t)->mu);                          \
     } while (0)
 
 int l2t_tracer_stopped(struct l2t_tracer *t)
@@ -126,6 +173,7 @@ void l2t_tracer_fail(struct l2t_tracer *t, const char *msg)
     if (!t->failed) {
         t->failed = 1;
         snprintf(t->err.msg, sizeof t->err.msg, "%s", msg);
+        write_summary(t);
     }
     pthread_mutex_unlock(&t->mu);
 }
@@ -169,6 +217,7 @@ int l2t_tracer_launch(struct l2t_tracer *t, const char *name, uint64_t stream, c
         if (r < 0 || l2t_on_launch(&t->cap, name, stream, grid, block, win_bytes ? &w : NULL, &capture, &t->err) < 0) {
             t->failed = 1;
             capture = 0;
+            write_summary(t);
         }
     }
     pthread_mutex_unlock(&t->mu);
@@ -178,14 +227,19 @@ int l2t_tracer_launch(struct l2t_tracer *t, const char *name, uint64_t stream, c
 void l2t_tracer_launch_end(struct l2t_tracer *t)
 {
     LOCKED(t, l2t_on_launch_end(&t->cap, &t->err));
+    pthread_mutex_lock(&t->mu);
+    write_summary(t);
+    pthread_mutex_unlock(&t->mu);
 }
 
 void l2t_tracer_warps(struct l2t_tracer *t, const struct l2t_warp *w, size_t n)
 {
     pthread_mutex_lock(&t->mu);
     for (size_t i = 0; i < n && !t->failed; i++)
-        if (l2t_on_warp(&t->cap, &w[i], &t->err) < 0)
+        if (l2t_on_warp(&t->cap, &w[i], &t->err) < 0) {
             t->failed = 1;
+            write_summary(t);
+        }
     pthread_mutex_unlock(&t->mu);
 }
 
@@ -228,36 +282,14 @@ void l2t_tracer_stream_sync(struct l2t_tracer *t, uint64_t stream)
 int l2t_tracer_close(struct l2t_tracer *t)
 {
     pthread_mutex_lock(&t->mu);
-    int finished = 0;
-    if (!t->failed) {
-        if (l2_bin_writer_finish(t->w, t->sink, &t->err) < 0)
-            t->failed = 1;
-        else
-            finished = 1;
-    }
-    if (finished) {
-        if (l2_sink_close(t->sink, &t->err) < 0)
-            t->failed = 1;
-    } else {
-        l2_sink_abort(t->sink); /* removes the partial file */
-    }
-    char sum[4096];
-    l2t_summary(&t->cap, sum, sizeof sum);
-    FILE *f = t->summary[0] ? fopen(t->summary, "w") : stderr;
-    if (f) {
-        fputs(sum, f);
-        fputs(t->notes, f);
-        if (t->failed)
-            fprintf(f, "l2trace: error: %s: %s (no trace written)\n", t->out, t->err.msg);
-        else
-            fprintf(f, "l2trace: wrote %s\n", t->out);
-        if (f != stderr)
-            fclose(f);
-    }
+    if (!t->failed && flush(t, &t->err) < 0)
+        t->failed = 1;
+    close(t->fd);
+    write_summary(t);
     int rc = t->failed ? -1 : 0;
     l2t_free(&t->cap);
-    l2_bin_writer_free(t->w);
     l2_symtab_free(&t->syms);
+    free(t->buf);
     pthread_mutex_unlock(&t->mu);
     pthread_mutex_destroy(&t->mu);
     free(t);

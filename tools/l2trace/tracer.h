@@ -1,6 +1,8 @@
 /*
  * tracer.h - the C side of the injected library: a capture (capture.h)
- * writing a binary trace file, behind an interface of plain types that
+ * writing a text trace spool (flushed at every launch end and directive;
+ * the launcher converts it to the binary trace when the program has
+ * ended), behind an interface of plain types that
  * the C++ Compute Sanitizer glue (inject.cu) can include.  Also the
  * layout shared by the host and the device patches (patch.cu): warp
  * records in a ring of pinned host memory.
@@ -21,8 +23,7 @@ extern "C" {
 #endif
 
 /* What the launcher passes to the injected library (environment). */
-#define L2T_ENV_OUT "L2TRACE_OUT"                 /* trace file */
-#define L2T_ENV_COMPRESS "L2TRACE_COMPRESS"       /* none, gzip or zstd */
+#define L2T_ENV_OUT "L2TRACE_OUT"                 /* the spool: the text trace the launcher converts */
 #define L2T_ENV_SUMMARY "L2TRACE_SUMMARY"         /* where the library writes its summary */
 #define L2T_ENV_PID "L2TRACE_PID"                 /* the process to capture (not its children) */
 #define L2T_ENV_KERNEL "L2TRACE_KERNEL"           /* --kernel */
@@ -41,7 +42,8 @@ extern "C" {
 #define L2T_F_ATOMSYS 0x4u
 #define L2T_F_PREFETCH 0x8u      /* prefetch to L2: the lane's line */
 #define L2T_F_L1_PREFETCH 0x100u /* prefetch to L1: the line is read from L2 */
-#define L2T_F_BULK 0x200u        /* bulk copy global -> shared: addr[0] source, addr[1] bytes */
+#define L2T_F_BULK 0x200u        /* bulk copy: addr[0] the global address, addr[1] bytes; with
+                                    L2T_F_WRITE shared -> global, else global -> shared */
 
 #define L2T_LANES 32
 
@@ -110,9 +112,10 @@ void l2t_tracer_sync(struct l2t_tracer *t);
 void l2t_tracer_stream_sync(struct l2t_tracer *t, uint64_t stream);
 /* Adds a line to the summary (a note from the CUDA side). */
 void l2t_tracer_note(struct l2t_tracer *t, const char *line);
-/* Finishes the trace file, writes the summary (L2TRACE_SUMMARY, else
- * standard error) and frees t.  Returns 0, or -1 when the trace could not
- * be written (the file is then removed). */
+/* Flushes the spool, writes the summary (L2TRACE_SUMMARY, else standard
+ * error; it is also rewritten at every launch end, so it is there even
+ * when the library is never closed) and frees t.  Returns 0, or -1 after
+ * an error. */
 int l2t_tracer_close(struct l2t_tracer *t);
 
 #ifdef __cplusplus
