@@ -110,7 +110,7 @@ hwprobe:
 # without ARCH (it runs on whatever host the GPU is in).  The unit tests
 # compile capture.c, so `make test` covers it without a GPU.
 SANITIZER_DIR ?= $(firstword $(wildcard $(dir $(realpath $(NVCC)))../compute-sanitizer) /usr/local/cuda/compute-sanitizer)
-L2T_ARCHS     ?= 70 75 80 86 89 90
+L2T_ARCHS     ?= 80 86 89 90
 L2T_C         := tools/l2trace/capture.c tools/l2trace/tracer.c
 L2T_PIC_OBJ   := $(patsubst %.c,$(BUILD)/l2trace-pic/%.o,$(LIB_SRC) $(L2T_C))
 L2T_HAVE_SAN   = $(and $(NVCC),$(wildcard $(SANITIZER_DIR)/include/sanitizer.h))
@@ -134,7 +134,7 @@ $(BUILD)/l2trace-pic/%.o: %.c sim/*.h tools/l2trace/*.h $(STAMP)
 $(BUILD)/libl2trace.so: tools/l2trace/inject.cu tools/l2trace/tracer.h $(L2T_PIC_OBJ)
 	$(NVCC) -std=c++17 -O2 -g -Xcompiler -fPIC,-Wall,-Wextra,-Werror -shared -I$(SANITIZER_DIR)/include \
 	    -Itools/l2trace -o $@ tools/l2trace/inject.cu $(L2T_PIC_OBJ) \
-	    -L$(SANITIZER_DIR) -lsanitizer-public -Xlinker -rpath,$(SANITIZER_DIR) $(ZLIBS) -lpthread
+	    -L$(SANITIZER_DIR) -lsanitizer-public -Xlinker -rpath,$(SANITIZER_DIR) $(ZLIBS) -lm -lpthread
 
 $(BUILD)/l2trace-patch.fatbin: tools/l2trace/patch.cu tools/l2trace/tracer.h
 	$(NVCC) --fatbin --compile-as-tools-patch -O3 -I$(SANITIZER_DIR)/include -Itools/l2trace \
