@@ -116,7 +116,7 @@ START_TEST(launches_with_dims_streams_and_sm)
     warp(&c, 0x7f0000000090, 0, 4, 1u, L2T_F_L1_PREFETCH, 3);
     ck_assert_int_eq(l2t_on_launch_end(&c, NULL), 0);
     launch(&c, "k3", 0x1000, 1);
-    ck_assert_str_eq(s.text, "kernel voidsweep<float4>(float4const*,float4*,int) grid=4,2,1 block=128,1,1\n"
+    ck_assert_str_eq(s.text, "kernel sweep<float4>(float4const*,float4*,int) grid=4,2,1 block=128,1,1\n"
                              "R 0x7f0000000000 128 sm=7\n"
                              "R 0x7f0000000080 128 sm=7\n"
                              "R 0x7f0000000100 128 sm=7\n"
@@ -201,7 +201,7 @@ START_TEST(kernel_regex_and_launch_range)
     launch(&c, "gemm_b", 0x1000, 1); /* matched 2 */
     ck_assert_int_eq(l2t_on_launch_end(&c, &e), 0);
     launch(&c, "gemm_c", 0x1000, 0); /* matched 3: past the range */
-    ck_assert_str_eq(s.text, "kernel voidsweep<int>(int*) grid=4,2,1 block=128,1,1\n"
+    ck_assert_str_eq(s.text, "kernel sweep<int>(int*) grid=4,2,1 block=128,1,1\n"
                              "R 0x1000 32 sm=0\n"
                              "kernel gemm_b grid=4,2,1 block=128,1,1\n");
     ck_assert_uint_eq(c.launches, 5);
@@ -297,7 +297,7 @@ START_TEST(labels_are_trace_words)
 {
     char out[L2_MAX_KNAME];
     l2t_label(out, "void k<(int)1>(float*, int #2)");
-    ck_assert_str_eq(out, "voidk<(int)1>(float*,int_2)");
+    ck_assert_str_eq(out, "k<(int)1>(float*,int_2)");
     l2t_label(out, "");
     ck_assert_str_eq(out, "_");
     l2t_label(out, "   ");

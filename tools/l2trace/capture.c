@@ -86,6 +86,8 @@ int l2t_options_parse(struct l2t_options *o, const char *kernel, const char *lau
 void l2t_label(char out[L2_MAX_KNAME], const char *name)
 {
     size_t k = 0;
+    if (strncmp(name, "void ", 5) == 0) /* every kernel's return type */
+        name += 5;
     int escape = name[0] == '@' || strncmp(name, "stream=", 7) == 0 || strncmp(name, "grid=", 5) == 0 ||
                  strncmp(name, "block=", 6) == 0;
     if (escape)
