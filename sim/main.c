@@ -117,7 +117,9 @@ static void help_compare(FILE *f)
             "  l2sim compare --config configs/h100.cfg --variant name=default \\\n"
             "      --variant name=max-setaside,set=setaside=32768000 traces/update.trace\n\noptions:\n");
     help_common(f);
-    fprintf(f, "  --variant SPEC     one variant (at least two)\n");
+    fprintf(f, "  --variant SPEC     one variant (at least two)\n"
+               "  --html FILE        also write the comparison as a self-contained HTML page: bars per kernel,\n"
+               "                     buffer and priority (inline SVG, no script)\n");
 }
 
 static void help_advise(FILE *f)
@@ -195,6 +197,7 @@ struct opts {
     int histogram;
     unsigned nbuf, top; /* advise */
     int exhaustive;
+    const char *html; /* compare --html FILE */
 };
 
 static int parse_sem(const char *v, enum l2_semantics *s)
@@ -306,6 +309,9 @@ static int parse_opts(int argc, char **argv, const char *cmd, struct opts *o, vo
             NEED_ARG();
             if (l2_parse_double(next, strlen(next), &o->tolerance, NULL) < 0 || o->tolerance < 0)
                 return usage_error(cmd, "--tolerance needs a non-negative number of percentage points");
+        } else if (compare && strcmp(a, "--html") == 0) {
+            NEED_ARG();
+            o->html = next;
         } else if (compare && strcmp(a, "--variant") == 0) {
             NEED_ARG();
             if (o->nvar == MAX_VARIANTS)
@@ -458,6 +464,19 @@ static int cmd_compare(int argc, char **argv)
         w = l2_compare_table(stdout, sp, names, (unsigned)o.nvar, &ri, &e);
     if (w < 0)
         rc = die(&e);
+    FILE *hf = rc == 0 && o.html ? fopen(o.html, "w") : NULL;
+    if (rc == 0 && o.html && !hf) {
+        l2_fail(&e, "%s: cannot write the HTML report", o.html);
+        rc = die(&e);
+    } else if (hf) {
+        int h = l2_compare_html(hf, sp, names, (unsigned)o.nvar, &ri, &e), bad = ferror(hf);
+        if ((fclose(hf) != 0 || bad) && h == 0)
+            h = l2_fail(&e, "write error");
+        if (h < 0) {
+            l2_prefix(&e, "%s", o.html);
+            rc = die(&e);
+        }
+    }
 free_sims:
     for (int i = 0; i < ok; i++)
         l2_sim_free(&sims[i]);

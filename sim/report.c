@@ -1,5 +1,6 @@
 /*
- * report.c - table, JSON, CSV, compare and expectation writers.
+ * report.c - table, JSON, CSV, compare (also as an HTML page) and
+ * expectation writers.
  */
 #include "report.h"
 
@@ -7,6 +8,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "svg.h"
 
 /* One row of a report: a kernel, kernel x priority, kernel x tag, or the
  * same for the totals.  `kernel` is 1-based, 0 for totals. */
@@ -819,6 +822,245 @@ int l2_compare_json(FILE *f, struct l2_sim *const *v, const char *const *names, 
     }
     fputs("\n  ]\n}\n", f);
     free_all(ss, n);
+    return 0;
+}
+
+/* ---- compare as HTML ---- */
+
+#define HTML_GROUPS 24 /* kernels or buffers the bars show at most */
+
+struct html_key {
+    double key;
+    uint32_t i;
+};
+
+/* The largest key first; ties in index order. */
+static int by_key(const void *x, const void *y)
+{
+    const struct html_key *a = x, *b = y;
+    if (a->key != b->key)
+        return a->key < b->key ? 1 : -1;
+    return a->i < b->i ? -1 : a->i > b->i;
+}
+
+static int by_index(const void *x, const void *y)
+{
+    const unsigned *a = x, *b = y;
+    return *a < *b ? -1 : *a > *b;
+}
+
+/* The indices of the at most HTML_GROUPS entries of k (n of them) with
+ * the largest keys, in index order, into sel; k is sorted.  Returns how
+ * many. */
+static unsigned html_pick(struct html_key *k, uint32_t n, unsigned *sel)
+{
+    unsigned m = n < HTML_GROUPS ? n : HTML_GROUPS;
+    if (n > HTML_GROUPS)
+        qsort(k, n, sizeof *k, by_key);
+    for (unsigned j = 0; j < m; j++)
+        sel[j] = k[j].i;
+    qsort(sel, m, sizeof *sel, by_index);
+    return m;
+}
+
+/* Grouped bars of one value per variant: vals[i * ng + g]. */
+static void html_bars(FILE *f, const char *id, const char *title, const char *vname, enum l2_unit unit,
+                      const char *const *group, unsigned ng, const double *vals, const char *const *names, unsigned n,
+                      struct l2_series *ser)
+{
+    for (unsigned i = 0; i < n; i++)
+        ser[i] = (struct l2_series){names[i], vals + (size_t)i * ng, NULL};
+    struct l2_bar_chart c = {.id = id, .title = title, .vname = vname, .unit = unit, .group = group, .ngroup = ng,
+                             .s = ser, .ns = n};
+    l2_svg_bar_chart(f, &c);
+}
+
+/* A row of buffer `name` in s, or -1. */
+static int64_t html_buf_row(const struct l2_sim *s, const char *name)
+{
+    for (uint32_t r = 0; r < s->buf.nrow; r++)
+        if (strcmp(s->buf.row[r].name, name) == 0)
+            return r;
+    return -1;
+}
+
+int l2_compare_html(FILE *f, struct l2_sim *const *v, const char *const *names, unsigned n,
+                    const struct l2_run_info *ri, l2_err *e)
+{
+    const struct l2_sim *s0 = v[0];
+    uint32_t nk = s0->nk, nrow = s0->buf.nrow;
+    for (unsigned i = 1; i < n; i++)
+        nk = v[i]->nk < nk ? v[i]->nk : nk;
+    const int buffers = nrow > 1;
+    /* everything the page needs, before anything is written */
+    struct l2_counters *tot = calloc((size_t)n * (1 + L2_NPRIO), sizeof *tot), **buf = calloc(n, sizeof *buf);
+    double *est = calloc(n, sizeof *est);
+    struct html_key *key = calloc((size_t)(nk > nrow ? nk : nrow) + 1, sizeof *key);
+    double *vals = calloc((size_t)n * (4 * HTML_GROUPS + 2 * L2_NPRIO), sizeof *vals);
+    struct l2_series *ser = calloc(n, sizeof *ser);
+    int ok = tot && buf && est && key && vals && ser;
+    for (unsigned i = 0; ok && i < n && buffers; i++)
+        ok = (buf[i] = calloc(v[i]->buf.nrow, sizeof **buf)) != NULL;
+    if (!ok) {
+        for (unsigned i = 0; buf && i < n; i++)
+            free(buf[i]);
+        free(tot);
+        free(buf);
+        free(est);
+        free(key);
+        free(vals);
+        free(ser);
+        return l2_fail(e, "out of memory");
+    }
+    struct l2_keval ev;
+    for (unsigned i = 0; i < n; i++) {
+        struct l2_counters *t = &tot[i * (1 + L2_NPRIO)];
+        for (uint32_t k = 0; k < v[i]->nk; k++) {
+            l2_counters_add(t, &v[i]->k[k].total);
+            for (unsigned p = 0; p < L2_NPRIO; p++)
+                l2_counters_add(&t[1 + p], &v[i]->k[k].prio[p]);
+            l2_ktime_eval(&v[i]->l2.cfg, &v[i]->k[k].time, &ev);
+            est[i] += ev.est_ns;
+        }
+        if (buffers)
+            l2_sim_buffer_totals(v[i], buf[i]);
+    }
+    char title[600], b[32], b2[32];
+    snprintf(title, sizeof title, "l2sim compare: %s", ri->trace);
+    l2_html_begin(f, title);
+    fprintf(f, "<p class=\"note\">%" PRIu64 " records read, %" PRIu64 " simulated; %u variants. "
+               "Hit rate: sectors found in L2 / sectors; DRAM bytes: read and written.</p>\n",
+            ri->records, s0->records, n);
+    fputs("<table>\n<tr><th>variant</th><th>semantics</th><th class=\"num\">L2</th><th class=\"num\">ways</th>"
+          "<th class=\"num\">set-aside</th><th class=\"num\">hit rate</th><th class=\"num\">DRAM bytes</th>"
+          "<th class=\"num\">change</th><th class=\"num\">est. time</th></tr>\n",
+          f);
+    for (unsigned i = 0; i < n; i++) {
+        const struct l2_counters *t = &tot[i * (1 + L2_NPRIO)];
+        double d = (double)dram_bytes(t), d0 = (double)dram_bytes(&tot[0]);
+        fputs("<tr><td class=\"name\">", f);
+        l2_html_escape(f, names[i]);
+        fprintf(f, "</td><td>%s</td><td class=\"num\">%s</td><td class=\"num\">%llu</td><td class=\"num\">%s</td>",
+                sem_name(v[i]->sem), l2_fmt_value((double)v[i]->l2.cfg.l2_size, L2_UNIT_BYTES, b, sizeof b),
+                (unsigned long long)v[i]->l2.cfg.ways, l2_fmt_value((double)v[i]->l2.cfg.setaside, L2_UNIT_BYTES, b2,
+                                                                     sizeof b2));
+        fprintf(f, "<td class=\"num\">%s</td>",
+                l2_fmt_value(rate(t->sector_hits, t->sectors), L2_UNIT_RATE, b, sizeof b));
+        fprintf(f, "<td class=\"num\">%s</td>", l2_fmt_value(d, L2_UNIT_BYTES, b, sizeof b));
+        if (i == 0) {
+            fputs("<td class=\"num\">-</td>", f);
+        } else {
+            fprintf(f, "<td class=\"num %s\">%s%s", d < d0 ? "better" : d > d0 ? "worse" : "", d > d0 ? "+" : "",
+                    l2_fmt_value(d - d0, L2_UNIT_BYTES, b, sizeof b));
+            if (d0 > 0)
+                fprintf(f, " (%+.1f%%)", 100 * (d - d0) / d0);
+            fputs("</td>", f);
+        }
+        fprintf(f, "<td class=\"num\">%s</td></tr>\n", l2_fmt_value(est[i], L2_UNIT_NS, b, sizeof b));
+    }
+    fputs("</table>\n", f);
+
+    /* per kernel */
+    unsigned sel[HTML_GROUPS], ns;
+    char label[HTML_GROUPS][L2_MAX_KNAME + 16];
+    const char *group[HTML_GROUPS];
+    for (uint32_t k = 0; k < nk; k++)
+        key[k] = (struct html_key){(double)dram_bytes(&s0->k[k].total), k};
+    ns = html_pick(key, nk, sel);
+    double *hit = vals, *dram = vals + (size_t)n * HTML_GROUPS;
+    for (unsigned g = 0; g < ns; g++) {
+        snprintf(label[g], sizeof label[g], "%u: %s", sel[g] + 1, s0->k[sel[g]].name);
+        group[g] = label[g];
+        for (unsigned i = 0; i < n; i++) {
+            const struct l2_counters *c = &v[i]->k[sel[g]].total;
+            hit[i * ns + g] = rate(c->sector_hits, c->sectors);
+            dram[i * ns + g] = (double)dram_bytes(c);
+        }
+    }
+    fputs("<h2>Kernels</h2>\n<p class=\"note\">", f);
+    if (ns < nk)
+        fprintf(f, "The %u kernels with the most DRAM traffic in the first variant, of %u, in trace order.", ns, nk);
+    else
+        fprintf(f, "The %u kernels, in trace order.", nk);
+    fputs("</p>\n<div class=\"charts\">\n", f);
+    html_bars(f, "kernel-hit-rate", "L2 hit rate per kernel", "hit rate", L2_UNIT_RATE, group, ns, hit, names, n,
+              ser);
+    html_bars(f, "kernel-dram", "DRAM bytes per kernel", "DRAM bytes", L2_UNIT_BYTES, group, ns, dram, names, n,
+              ser);
+    fputs("</div>\n", f);
+
+    /* per buffer: the totals by buffer, when the trace has allocations */
+    if (buffers) {
+        uint32_t m = 0, nused = 0;
+        unsigned row[HTML_GROUPS];
+        for (uint32_t r = 0; r < nrow; r++)
+            if (used(&buf[0][r]))
+                key[nused++] = (struct html_key){(double)dram_bytes(&buf[0][r]), r};
+        m = html_pick(key, nused, row);
+        hit = vals + (size_t)n * 2 * HTML_GROUPS;
+        dram = hit + (size_t)n * HTML_GROUPS;
+        for (unsigned g = 0; g < m; g++) {
+            const char *name = s0->buf.row[row[g]].name;
+            group[g] = name;
+            for (unsigned i = 0; i < n; i++) {
+                int64_t r = html_buf_row(v[i], name);
+                const struct l2_counters *c = r >= 0 ? &buf[i][r] : NULL;
+                hit[i * m + g] = c ? rate(c->sector_hits, c->sectors) : NAN;
+                dram[i * m + g] = c ? (double)dram_bytes(c) : NAN;
+            }
+        }
+        fputs("<h2>Buffers</h2>\n<p class=\"note\">", f);
+        if (m < nused)
+            fprintf(f, "The %u buffers with the most DRAM traffic in the first variant, of %u, in allocation order; "
+                       "all kernels together.", m, nused);
+        else
+            fputs("Every buffer, in allocation order; all kernels together.", f);
+        fputs("</p>\n<div class=\"charts\">\n", f);
+        html_bars(f, "buffer-hit-rate", "L2 hit rate per buffer", "hit rate", L2_UNIT_RATE, group, m, hit, names, n,
+                  ser);
+        html_bars(f, "buffer-dram", "DRAM bytes per buffer", "DRAM bytes", L2_UNIT_BYTES, group, m, dram, names, n,
+                  ser);
+        fputs("</div>\n", f);
+    }
+
+    /* per applied priority */
+    unsigned np = 0;
+    for (unsigned p = 0; p < L2_NPRIO; p++) {
+        int any = 0;
+        for (unsigned i = 0; i < n; i++)
+            any |= used(&tot[i * (1 + L2_NPRIO) + 1 + p]);
+        if (any)
+            group[np++] = l2_prio_names[p];
+    }
+    hit = vals + (size_t)n * 4 * HTML_GROUPS;
+    double *sect = hit + (size_t)n * L2_NPRIO;
+    for (unsigned g = 0, p = 0; g < np; p++) {
+        if (strcmp(group[g], l2_prio_names[p]) != 0)
+            continue;
+        for (unsigned i = 0; i < n; i++) {
+            const struct l2_counters *c = &tot[i * (1 + L2_NPRIO) + 1 + p];
+            hit[i * np + g] = rate(c->sector_hits, c->sectors);
+            sect[i * np + g] = (double)c->sectors;
+        }
+        g++;
+    }
+    fputs("<h2>Priorities</h2>\n<p class=\"note\">By the priority applied to each line (after policies and "
+          "windows), all kernels together.</p>\n<div class=\"charts\">\n",
+          f);
+    html_bars(f, "priority-hit-rate", "L2 hit rate per applied priority", "hit rate", L2_UNIT_RATE, group, np, hit,
+              names, n, ser);
+    html_bars(f, "priority-sectors", "Sectors per applied priority", "sectors", L2_UNIT_COUNT, group, np, sect,
+              names, n, ser);
+    fputs("</div>\n", f);
+    l2_html_end(f);
+    for (unsigned i = 0; i < n; i++)
+        free(buf[i]);
+    free(tot);
+    free(buf);
+    free(est);
+    free(key);
+    free(vals);
+    free(ser);
     return 0;
 }
 

@@ -31,6 +31,11 @@ int l2_compare_table(FILE *f, struct l2_sim *const *v, const char *const *names,
                      const struct l2_run_info *ri, l2_err *e);
 int l2_compare_json(FILE *f, struct l2_sim *const *v, const char *const *names, unsigned n,
                     const struct l2_run_info *ri, l2_err *e);
+/* The same as a self-contained HTML page (inline SVG, no script): a
+ * summary per variant, and bars per kernel (hit rate, DRAM bytes), per
+ * buffer (when the trace has allocations) and per applied priority. */
+int l2_compare_html(FILE *f, struct l2_sim *const *v, const char *const *names, unsigned n,
+                    const struct l2_run_info *ri, l2_err *e);
 
 /* Expectations: "SCOPE GROUP METRIC PERCENT" lines (see README). */
 int l2_expect_write(FILE *f, const struct l2_sim *s, l2_err *e);

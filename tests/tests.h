@@ -33,6 +33,7 @@ Suite *buffers_suite(void);
 Suite *advise_suite(void);
 Suite *coalesce_suite(void);
 Suite *capture_suite(void);
+Suite *html_suite(void);
 
 /* Fails unless string `hay` contains `needle`. */
 #define ASSERT_CONTAINS(hay, needle)                                                          \
