@@ -144,6 +144,9 @@ static void help_advise(FILE *f)
                "  --exhaustive       simulate every assignment of the buffers (at most 3) instead of the\n"
                "                     greedy passes\n"
                "  --json             machine-readable output instead of the table\n"
+               "  --html FILE        also write the advice as a self-contained HTML page (inline SVG, no\n"
+               "                     script): DRAM bytes and hit rate against set-aside per candidate,\n"
+               "                     per-buffer and per-kernel bars, the suggestions table\n"
                "  --threads N        threads that run the plans of a pass (default: the number of CPUs)\n",
             L2_ADVISE_MAX_BUF);
 }
@@ -197,7 +200,7 @@ struct opts {
     int histogram;
     unsigned nbuf, top; /* advise */
     int exhaustive;
-    const char *html; /* compare --html FILE */
+    const char *html; /* compare, advise --html FILE */
 };
 
 static int parse_sem(const char *v, enum l2_semantics *s)
@@ -309,7 +312,7 @@ static int parse_opts(int argc, char **argv, const char *cmd, struct opts *o, vo
             NEED_ARG();
             if (l2_parse_double(next, strlen(next), &o->tolerance, NULL) < 0 || o->tolerance < 0)
                 return usage_error(cmd, "--tolerance needs a non-negative number of percentage points");
-        } else if (compare && strcmp(a, "--html") == 0) {
+        } else if ((compare || advise) && strcmp(a, "--html") == 0) {
             NEED_ARG();
             o->html = next;
         } else if (compare && strcmp(a, "--variant") == 0) {
@@ -418,6 +421,61 @@ out:
     return rc;
 }
 
+/* An HTML report: opened before the simulation, so that a path that
+ * cannot be written fails before any work; written at the end, or removed
+ * when the command fails. */
+struct page {
+    const char *path;
+    FILE *f;
+};
+
+static int page_open(struct page *p, const char *path, l2_err *e)
+{
+    p->path = path;
+    p->f = path ? fopen(path, "w") : NULL;
+    return path && !p->f ? l2_fail(e, "%s: cannot write the HTML report", path) : 0;
+}
+
+/* Writes the page with write(f, ctx, e) when ok, else removes the file;
+ * returns -1 with e naming the file when writing failed. */
+static int page_close(struct page *p, int ok, int (*write)(FILE *, const void *, l2_err *), const void *ctx,
+                      l2_err *e)
+{
+    if (!p->f)
+        return 0;
+    int h = ok ? write(p->f, ctx, e) : 0, bad = ferror(p->f);
+    if ((fclose(p->f) != 0 || bad) && h == 0)
+        h = l2_fail(e, "write error");
+    p->f = NULL;
+    if (!ok || h < 0)
+        unlink(p->path);
+    return h < 0 ? l2_prefix(e, "%s", p->path) : 0;
+}
+
+struct compare_page {
+    struct l2_sim *const *v;
+    const char *const *names;
+    unsigned n;
+    const struct l2_run_info *ri;
+};
+
+static int compare_page(FILE *f, const void *ctx, l2_err *e)
+{
+    const struct compare_page *c = ctx;
+    return l2_compare_html(f, c->v, c->names, c->n, c->ri, e);
+}
+
+struct advice_page {
+    const struct l2_advice *a;
+    unsigned top;
+};
+
+static int advice_page(FILE *f, const void *ctx, l2_err *e)
+{
+    const struct advice_page *p = ctx;
+    return l2_advice_html(f, p->a, p->top, e);
+}
+
 static int cmd_compare(int argc, char **argv)
 {
     struct opts o;
@@ -430,8 +488,14 @@ static int cmd_compare(int argc, char **argv)
     struct l2_sim *sp[MAX_VARIANTS];
     const char *names[MAX_VARIANTS];
     int ok = 0;
+    struct page page;
+    if (page_open(&page, o.html, &e) < 0) {
+        rc = die(&e);
+        goto out;
+    }
     if (l2_symtab_init(&syms, &e) < 0) {
         rc = die(&e);
+        page_close(&page, 0, NULL, NULL, &e);
         goto out;
     }
     for (; ok < o.nvar; ok++) {
@@ -464,20 +528,11 @@ static int cmd_compare(int argc, char **argv)
         w = l2_compare_table(stdout, sp, names, (unsigned)o.nvar, &ri, &e);
     if (w < 0)
         rc = die(&e);
-    FILE *hf = rc == 0 && o.html ? fopen(o.html, "w") : NULL;
-    if (rc == 0 && o.html && !hf) {
-        l2_fail(&e, "%s: cannot write the HTML report", o.html);
+    struct compare_page cp = {sp, names, (unsigned)o.nvar, &ri};
+    if (page_close(&page, rc == 0, compare_page, &cp, &e) < 0)
         rc = die(&e);
-    } else if (hf) {
-        int h = l2_compare_html(hf, sp, names, (unsigned)o.nvar, &ri, &e), bad = ferror(hf);
-        if ((fclose(hf) != 0 || bad) && h == 0)
-            h = l2_fail(&e, "write error");
-        if (h < 0) {
-            l2_prefix(&e, "%s", o.html);
-            rc = die(&e);
-        }
-    }
 free_sims:
+    page_close(&page, 0, NULL, NULL, &e); /* after an error: no page */
     for (int i = 0; i < ok; i++)
         l2_sim_free(&sims[i]);
     l2_symtab_free(&syms);
@@ -498,10 +553,18 @@ static int cmd_advise(int argc, char **argv)
     struct l2_advise_opts ao = {
         .base = o.common, .trace = o.trace, .nbuf = o.nbuf, .threads = o.threads, .exhaustive = o.exhaustive};
     struct l2_advice a;
+    struct page page;
     l2_err e;
-    if (l2_advise(&ao, &a, &e) < 0)
+    if (page_open(&page, o.html, &e) < 0)
         return die(&e);
+    if (l2_advise(&ao, &a, &e) < 0) {
+        page_close(&page, 0, NULL, NULL, &e);
+        return die(&e);
+    }
     int w = o.json ? l2_advice_json(stdout, &a, o.top, &e) : l2_advice_table(stdout, &a, o.top, &e);
+    struct advice_page ap = {&a, o.top};
+    if (page_close(&page, w == 0, advice_page, &ap, &e) < 0)
+        w = -1;
     l2_advice_free(&a);
     return w < 0 ? die(&e) : 0;
 }

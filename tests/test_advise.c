@@ -151,6 +151,33 @@ START_TEST(advise_cli)
 }
 END_TEST
 
+/* advise --html: a page the strict checker accepts, with the sweeps and
+ * bars; a path that cannot be written fails before the search, and a
+ * failing search leaves no page behind. */
+START_TEST(advise_html_page)
+{
+    char page[64], cmd[512], *out, *err;
+    tests_write_temp(page, sizeof page, "");
+    snprintf(cmd, sizeof cmd, "advise --config configs/h100.cfg --html %s traces/update.trace >/dev/null", page);
+    ck_assert_int_eq(tests_cli(cmd, NULL), 0);
+    snprintf(cmd, sizeof cmd, "python3 tests/check_html.py %s", page);
+    ck_assert_msg(tests_sh(cmd, &out, &err) == 0, "%s%s", out, err);
+    ASSERT_CONTAINS(out, "svg ");
+    ASSERT_CONTAINS(out, "bars=");
+    free(out);
+    free(err);
+    unlink(page);
+    ck_assert_int_eq(tests_cli("advise --html /nonexistent/dir/page.html traces/update.trace", &out), 2);
+    ck_assert_str_eq(out, "l2sim: /nonexistent/dir/page.html: cannot write the HTML report\n");
+    free(out);
+    snprintf(cmd, sizeof cmd, "advise --html %s traces/quickstart.trace", page);
+    ck_assert_int_eq(tests_cli(cmd, &out), 2);
+    ASSERT_CONTAINS(out, "no allocation is accessed");
+    ck_assert_int_ne(access(page, F_OK), 0);
+    free(out);
+}
+END_TEST
+
 Suite *advise_suite(void)
 {
     Suite *s = suite_create("advise");
@@ -159,6 +186,7 @@ Suite *advise_suite(void)
     tcase_add_test(tc, greedy_finds_exhaustive_best);
     tcase_add_test(tc, policy_lines_reproduce_prediction);
     tcase_add_test(tc, advise_cli);
+    tcase_add_test(tc, advise_html_page);
     suite_add_tcase(s, tc);
     return s;
 }
