@@ -1,10 +1,11 @@
 /*
  * test_html.c - the HTML reports: values with units, axes and escaping
- * of the SVG layer (svg.h); compare --html and the advice page, parsed
- * with real parsers by tests/check_html.py (strict HTML nesting, each
- * <svg> well-formed XML, no script, nothing fetched from elsewhere), with
- * a bar per variant and kernel, names from the trace escaped, and the
- * same bytes on every run.
+ * of the SVG layer (svg.h); the pages of compare --html and of the advice
+ * (l2_advice_html, and advise --html writing the same bytes), parsed with
+ * real parsers by tests/check_html.py (strict HTML nesting, each <svg>
+ * well-formed XML, no script, nothing fetched from elsewhere), with a bar
+ * per variant and kernel, names from the trace escaped, and the same
+ * bytes on every run.
  */
 #include <math.h>
 
@@ -206,7 +207,8 @@ START_TEST(compare_html_many_kernels)
 END_TEST
 
 /* The advice page of a small trace: a table re-read by every kernel (an
- * odd name), a stream read once, on a 1 MiB L2. */
+ * odd name), a stream read once, on a 1 MiB L2; written by l2_advice_html
+ * and by advise --html. */
 START_TEST(advise_html_page)
 {
     static char text[1 << 20];
@@ -261,6 +263,18 @@ START_TEST(advise_html_page)
         unlink(hp);
     }
     ck_assert_str_eq(page[0], page[1]);
+    /* advise --html with the same settings writes the same page */
+    char args[512];
+    tests_write_temp(hp, sizeof hp, "");
+    snprintf(args, sizeof args,
+             "advise --set l2_size=1MiB --set setaside=0 --set setaside_max=512KiB --set sms=8 --buffers 2 "
+             "--top 3 --threads 2 --html %s %s >/dev/null",
+             hp, tp);
+    ck_assert_int_eq(tests_cli(args, NULL), 0);
+    char *cli = tests_slurp_file(hp, NULL);
+    ck_assert_str_eq(cli, page[0]);
+    free(cli);
+    unlink(hp);
     ASSERT_CONTAINS(page[0], "<title>l2sim advise: /tmp/l2sim-test-");
     ASSERT_CONTAINS(page[0], ">" ODD_BUFFER_ESC " persisting"); /* the suggestion's assignments */
     assert_escaped(page[0], ODD_KERNEL, ODD_KERNEL_ESC "0");
