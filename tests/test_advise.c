@@ -154,7 +154,7 @@ END_TEST
 /* advise --html: a page the strict checker accepts, with the sweeps and
  * bars; a path that cannot be written fails before the search, and a
  * failing search leaves no page behind. */
-START_TEST(advise_html_page)
+START_TEST(advise_cli_html)
 {
     char page[64], cmd[512], *out, *err;
     tests_write_temp(page, sizeof page, "");
@@ -186,7 +186,7 @@ Suite *advise_suite(void)
     tcase_add_test(tc, greedy_finds_exhaustive_best);
     tcase_add_test(tc, policy_lines_reproduce_prediction);
     tcase_add_test(tc, advise_cli);
-    tcase_add_test(tc, advise_html_page);
+    tcase_add_test(tc, advise_cli_html);
     suite_add_tcase(s, tc);
     return s;
 }
