@@ -209,21 +209,6 @@ int l2_advice_table(FILE *f, const struct l2_advice *a, unsigned top, l2_err *e)
 
 /* ---- JSON ---- */
 
-static void json_name(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
-
 static void json_num(FILE *f, double v)
 {
     if (isnan(v))
@@ -245,7 +230,7 @@ static void json_text(FILE *f, void (*write)(FILE *, const struct l2_advice *, c
     }
     write(m, a, p, "");
     fclose(m);
-    json_name(f, text);
+    l2_json_str(f, text);
     free(text);
 }
 
@@ -265,7 +250,7 @@ static void json_plan(FILE *f, const struct l2_advice *a, const struct l2_plan *
     for (unsigned i = 0; i < a->nbuf; i++)
         if (p->assign[i] != ASSIGN_NONE) {
             fputs(first ? "" : ", ", f);
-            json_name(f, a->buf[i].name);
+            l2_json_str(f, a->buf[i].name);
             fprintf(f, ": \"%s\"", l2_assign_names[p->assign[i]]);
             first = 0;
         }
@@ -277,7 +262,7 @@ static void json_plan(FILE *f, const struct l2_advice *a, const struct l2_plan *
     fputs(", \"window\": ", f);
     if (p->window >= 0) {
         fputs("{\"buffer\": ", f);
-        json_name(f, a->buf[p->window].name);
+        l2_json_str(f, a->buf[p->window].name);
         fprintf(f, ", \"hit_ratio\": %.4f, \"applied_sixteenths\": %u}", (p->window_n - 1) / 16.0, p->window_n);
     } else {
         fputs("null", f);
@@ -285,7 +270,7 @@ static void json_plan(FILE *f, const struct l2_advice *a, const struct l2_plan *
     fputs(", \"by_buffer\": {", f);
     for (unsigned i = 0; i < a->nbuf; i++) {
         fputs(i ? ", " : "", f);
-        json_name(f, a->buf[i].name);
+        l2_json_str(f, a->buf[i].name);
         fprintf(f, ": {\"dram_bytes\": %" PRIu64 ", \"sectors\": %" PRIu64 ", \"sector_hits\": %" PRIu64 "}",
                 p->buf_dram[i], p->buf_sectors[i], p->buf_hits[i]);
     }
@@ -299,13 +284,13 @@ int l2_advice_json(FILE *f, const struct l2_advice *a, unsigned top, l2_err *e)
     unsigned ns = l2_advice_suggestions(a, top < MAX_TOP ? top : MAX_TOP, sug);
     const struct l2_plan *b = &a->plan[0];
     fprintf(f, "{\n  \"l2sim\": \"%s\",\n  \"trace\": ", L2SIM_VERSION);
-    json_name(f, a->opts->trace);
+    l2_json_str(f, a->opts->trace);
     fprintf(f, ",\n  \"records\": %" PRIu64 ",\n  \"search\": {\"exhaustive\": %s, \"buffers_considered\": %u, "
                "\"buffers_with_traffic\": %u, \"passes\": %u, \"plans\": %u},\n  \"buffers\": [",
             a->records, a->opts->exhaustive ? "true" : "false", a->nbuf, a->nbuf_all, a->passes, a->nplans);
     for (unsigned i = 0; i < a->nbuf; i++) {
         fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
-        json_name(f, a->buf[i].name);
+        l2_json_str(f, a->buf[i].name);
         fprintf(f, ", \"base\": \"0x%" PRIx64 "\", \"bytes\": %" PRIu64 ", \"dram_bytes\": %" PRIu64 "}",
                 a->buf[i].base, a->buf[i].bytes, a->buf[i].dram);
     }

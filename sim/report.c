@@ -417,7 +417,7 @@ int l2_report_table(FILE *f, const struct l2_sim *s, const struct l2_run_info *r
 
 /* ---- JSON ---- */
 
-static void json_str(FILE *f, const char *s)
+void l2_json_str(FILE *f, const char *s)
 {
     fputc('"', f);
     for (; *s; s++) {
@@ -521,7 +521,7 @@ static void json_groups(FILE *f, const struct l2_counters prio[L2_NPRIO], const 
         if (!used(&tag[t]))
             continue;
         fprintf(f, "%s\n%s  ", first ? "" : ",", ind);
-        json_str(f, l2_sym_name(syms, t));
+        l2_json_str(f, l2_sym_name(syms, t));
         fputs(": {", f);
         json_counters(f, &tag[t]);
         fputc('}', f);
@@ -545,7 +545,7 @@ static void json_buffers(FILE *f, const struct l2_sim *s, const struct l2_counte
         if (!used(&buf[b]))
             continue;
         fprintf(f, "%s\n%s  ", first ? "" : ",", ind);
-        json_str(f, s->buf.row[b].name);
+        l2_json_str(f, s->buf.row[b].name);
         fputs(": {", f);
         json_counters(f, &buf[b]);
         double sh = dram_share(&buf[b], all);
@@ -565,7 +565,7 @@ static void json_body(FILE *f, const struct l2_sim *s, const struct scopes *ss, 
 {
     char buf[512];
     fprintf(f, "%s\"l2sim\": \"%s\",\n%s\"trace\": ", ind, L2SIM_VERSION, ind);
-    json_str(f, ri->trace);
+    l2_json_str(f, ri->trace);
     fprintf(f, ",\n%s\"records_read\": %" PRIu64 ",\n%s\"records_simulated\": %" PRIu64 ",\n%s\"accesses\": %" PRIu64
                ",\n",
             ind, ri->records, ind, s->records, ind, s->accesses);
@@ -573,7 +573,7 @@ static void json_body(FILE *f, const struct l2_sim *s, const struct scopes *ss, 
     const char *key, *value;
     for (size_t i = 0; (value = l2_config_entry(&s->l2.cfg, i, &key, buf, sizeof buf)) != NULL; i++) {
         fprintf(f, "%s\"%s\": ", i ? ", " : "", key);
-        json_str(f, value);
+        l2_json_str(f, value);
     }
     fprintf(f, "},\n%s\"policies\": [", ind);
     for (uint32_t i = 0; i < s->ndefs; i++) {
@@ -585,10 +585,10 @@ static void json_body(FILE *f, const struct l2_sim *s, const struct scopes *ss, 
         } else {
             l2_policy_describe(&d->pol, s->sem, buf, sizeof buf);
             fputs("\"name\": ", f);
-            json_str(f, l2_sym_name(s->syms, d->name));
+            l2_json_str(f, l2_sym_name(s->syms, d->name));
             fprintf(f, ", \"descriptor\": \"0x%016" PRIx64 "\", \"applied\": ", l2_policy_encode(&d->pol));
         }
-        json_str(f, buf);
+        l2_json_str(f, buf);
         fputc('}', f);
     }
     fprintf(f, "%s],\n%s\"latency_buckets\": [", s->ndefs ? "\n" : "", ind);
@@ -600,7 +600,7 @@ static void json_body(FILE *f, const struct l2_sim *s, const struct scopes *ss, 
     for (uint32_t i = 0; i < s->nk; i++) {
         const struct l2_kstats *k = &s->k[i];
         fprintf(f, "%s\n%s  {\"name\": ", i ? "," : "", ind);
-        json_str(f, k->name);
+        l2_json_str(f, k->name);
         fprintf(f, ", \"index\": %u, \"stream\": %u, ", i + 1, k->stream);
         json_counters(f, &k->total);
         json_time(f, &ss->ev[i], k->total.accesses, ind2);
@@ -815,7 +815,7 @@ int l2_compare_json(FILE *f, struct l2_sim *const *v, const char *const *names, 
     fputs("{\n  \"variants\": [", f);
     for (unsigned i = 0; i < n; i++) {
         fprintf(f, "%s\n    {\n      \"variant\": ", i ? "," : "");
-        json_str(f, names[i]);
+        l2_json_str(f, names[i]);
         fputs(",\n", f);
         json_body(f, v[i], &ss[i], ri, "      ");
         fputs("    }", f);

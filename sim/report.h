@@ -37,6 +37,9 @@ int l2_compare_json(FILE *f, struct l2_sim *const *v, const char *const *names, 
 int l2_compare_html(FILE *f, struct l2_sim *const *v, const char *const *names, unsigned n,
                     const struct l2_run_info *ri, l2_err *e);
 
+/* s as a JSON string, quoted, with '"', '\\' and control characters escaped. */
+void l2_json_str(FILE *f, const char *s);
+
 /* Expectations: "SCOPE GROUP METRIC PERCENT" lines (see README). */
 int l2_expect_write(FILE *f, const struct l2_sim *s, l2_err *e);
 /* Compares; writes one line per difference to `diff`.  Returns the number

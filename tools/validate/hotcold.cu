@@ -20,14 +20,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#define CK(call)                                                                                       \
-    do {                                                                                               \
-        cudaError_t err_ = (call);                                                                     \
-        if (err_ != cudaSuccess) {                                                                     \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(err_)); \
-            exit(1);                                                                                   \
-        }                                                                                              \
-    } while (0)
+#include "../../tests/cuda/common.h" /* CK */
 
 enum prop { P_GLOBAL, P_PERSISTING, P_NORMAL, P_STREAMING };
 
