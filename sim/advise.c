@@ -469,15 +469,27 @@ static int same_choice(const struct l2_plan *p, const struct l2_plan *q)
     return memcmp(p->assign, q->assign, sizeof p->assign) == 0 && p->window == q->window;
 }
 
+/* Whether p makes every change q makes (the same window, if any) and more. */
+static int adds_to(const struct l2_plan *p, const struct l2_plan *q)
+{
+    if (q->window != p->window || changes(p) <= changes(q))
+        return 0;
+    for (unsigned i = 0; i < L2_ADVISE_MAX_BUF; i++)
+        if (q->assign[i] != ASSIGN_NONE && q->assign[i] != p->assign[i])
+            return 0;
+    return 1;
+}
+
 unsigned l2_advice_suggestions(const struct l2_advice *a, unsigned top, unsigned *out)
 {
-    unsigned n = 0;
+    unsigned n = 0, first[L2_ADVISE_MAX_PLANS]; /* the ranked plan each suggestion came from */
     for (unsigned r = 0; r < a->nrank && n < top; r++) {
         const struct l2_plan *p = &a->plan[a->rank[r]];
-        int seen = 0; /* the same choices, or the same outcome with no fewer changes */
+        int seen = 0; /* the same choices, the same outcome, or a listed plan's changes and more for no less */
         for (unsigned k = 0; k < n; k++) {
-            const struct l2_plan *q = &a->plan[out[k]];
-            seen |= same_choice(q, p) || (q->dram == p->dram && q->hits == p->hits && q->est_ns == p->est_ns);
+            const struct l2_plan *q = &a->plan[first[k]];
+            seen |= same_choice(q, p) || (q->dram == p->dram && q->hits == p->hits && q->est_ns == p->est_ns) ||
+                    (adds_to(p, q) && p->dram >= q->dram);
         }
         if (seen || p->dram >= a->plan[0].dram)
             continue;
@@ -485,10 +497,11 @@ unsigned l2_advice_suggestions(const struct l2_advice *a, unsigned top, unsigned
         unsigned best = a->rank[r];
         for (unsigned i = 1; i < a->nplans; i++) {
             const struct l2_plan *q = &a->plan[i];
-            if (same_choice(q, p) && q->window_n == p->window_n && q->setaside_set && (double)q->dram <= (double)p->dram * 1.001 &&
-                q->setaside < a->plan[best].setaside)
+            if (same_choice(q, p) && q->window_n == p->window_n && q->setaside_set &&
+                (double)q->dram <= (double)p->dram * 1.001 && q->setaside < a->plan[best].setaside)
                 best = i;
         }
+        first[n] = a->rank[r];
         out[n++] = best;
     }
     return n;

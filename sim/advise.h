@@ -95,8 +95,8 @@ void l2_advice_free(struct l2_advice *a);
 /* The first `top` suggestions (plan indices into out): the ranked plans
  * that save DRAM traffic, one per choice of assignments and window
  * buffer (the best hitRatio), each with the smallest set-aside within 0.1%
- * of that plan's bytes; a plan with the outcome of one before it is left
- * out. */
+ * of that plan's bytes; a plan with the outcome of one before it, or with
+ * its changes and more for no fewer DRAM bytes, is left out. */
 unsigned l2_advice_suggestions(const struct l2_advice *a, unsigned top, unsigned *out);
 /* The tag a plan's assign line gives considered buffer i, or NULL: its
  * assignment, or "global" for the buffer of its window (a window applies
