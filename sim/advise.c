@@ -101,14 +101,6 @@ static int apply_plan(struct l2_sim *s, const struct l2_advice *a, const struct 
     return 0;
 }
 
-/* Row of buffer `name` in a simulator, or -1 when it never allocated it. */
-static int64_t buffer_row(struct l2_sim *s, const char *name, l2_err *e)
-{
-    uint32_t before = s->buf.nrow;
-    int64_t r = l2_buffers_row(&s->buf, name, e);
-    return r >= before ? -1 : r;
-}
-
 /* What simulator s came to, into plan p. */
 static int take_results(struct l2_sim *s, struct l2_advice *a, struct l2_plan *p, l2_err *e)
 {
@@ -132,8 +124,8 @@ static int take_results(struct l2_sim *s, struct l2_advice *a, struct l2_plan *p
         return l2_fail(e, "out of memory");
     l2_sim_buffer_totals(s, buf);
     for (unsigned i = 0; i < a->nbuf; i++) {
-        int64_t r = buffer_row(s, a->buf[i].name, e);
-        const struct l2_counters *c = r >= 0 && (uint64_t)r < s->buf.nrow ? &buf[r] : NULL;
+        int64_t r = l2_buffers_lookup(&s->buf, a->buf[i].name);
+        const struct l2_counters *c = r >= 0 ? &buf[r] : NULL;
         p->buf_dram[i] = c ? c->dram_rd + c->dram_wr : 0;
         p->buf_sectors[i] = c ? c->sectors : 0;
         p->buf_hits[i] = c ? c->sector_hits : 0;

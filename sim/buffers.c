@@ -33,13 +33,20 @@ void l2_buffers_free(struct l2_buffers *b)
     memset(b, 0, sizeof *b);
 }
 
+int64_t l2_buffers_lookup(const struct l2_buffers *b, const char *name)
+{
+    struct l2_buf_name *n;
+    HASH_FIND(hh, b->hash, name, strlen(name), n);
+    return n ? (int64_t)n->row : -1;
+}
+
 int64_t l2_buffers_row(struct l2_buffers *b, const char *name, l2_err *e)
 {
+    int64_t r = l2_buffers_lookup(b, name);
+    if (r >= 0)
+        return r;
     size_t len = strlen(name);
     struct l2_buf_name *n;
-    HASH_FIND(hh, b->hash, name, len, n);
-    if (n)
-        return n->row;
     if (l2_grow(&b->row, &b->caprow, (uint64_t)b->nrow + 1, sizeof *b->row, e) < 0)
         return -1;
     n = malloc(sizeof *n + len + 1);
@@ -101,11 +108,10 @@ int l2_buffers_alloc(struct l2_buffers *b, const char *name, uint64_t base, uint
 
 int l2_buffers_free_name(struct l2_buffers *b, const char *name, l2_err *e)
 {
-    struct l2_buf_name *n;
-    HASH_FIND(hh, b->hash, name, strlen(name), n);
-    if (!n || !b->row[n->row].live)
+    int64_t r = l2_buffers_lookup(b, name);
+    if (r < 0 || !b->row[r].live)
         return l2_fail(e, "free of '%s', which is not a live allocation", name);
-    struct l2_buf_row *row = &b->row[n->row];
+    struct l2_buf_row *row = &b->row[r];
     uint32_t i = live_pos(b, row->base);
     memmove(&b->live[i], &b->live[i + 1], (b->nlive - i - 1) * sizeof *b->live);
     b->nlive--;

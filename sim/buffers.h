@@ -45,6 +45,8 @@ struct l2_buffers {
 
 int l2_buffers_init(struct l2_buffers *b, l2_err *e);
 void l2_buffers_free(struct l2_buffers *b);
+/* Row of name, or -1 when no allocation or assign line named it. */
+int64_t l2_buffers_lookup(const struct l2_buffers *b, const char *name);
 /* Row of name, adding it (not live) when new; -1 when out of memory. */
 int64_t l2_buffers_row(struct l2_buffers *b, const char *name, l2_err *e);
 /* Starts an allocation: an error when name is live or the range overlaps
