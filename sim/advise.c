@@ -11,10 +11,6 @@
 
 const char *const l2_assign_names[L2_NASSIGN] = {"as traced", "persisting", "streaming", "normal"};
 
-/* The largest access-policy window: cudaDevAttrMaxAccessPolicyWindowSize
- * of the A100 and H100 (134,213,632 bytes). */
-#define WINDOW_MAX 134213632u
-
 static uint64_t step_bytes(const struct l2_config *c)
 {
     return c->l2_size / c->ways;
@@ -83,20 +79,13 @@ static int apply_plan(struct l2_sim *s, const struct l2_advice *a, const struct 
         if (l2_sim_policy_event(s, &ev, e) < 0)
             return -1;
     }
-    if (p->window >= 0) {
-        const struct l2_advise_buf *b = &a->buf[p->window];
-        for (unsigned k = 0; k < a->nstreams; k++) {
-            memset(&ev, 0, sizeof ev);
-            ev.type = EV_WINDOW;
-            ev.stream = a->streams[k];
-            ev.win = (struct l2_window_spec){.base = b->base,
-                                             .bytes = b->bytes < WINDOW_MAX ? b->bytes : WINDOW_MAX,
-                                             .hit_ratio = (p->window_n - 1) / 16.0,
-                                             .hit_prop = PRIO_EVICT_LAST,
-                                             .miss_prop = PRIO_EVICT_FIRST};
-            if (l2_sim_policy_event(s, &ev, e) < 0)
-                return -1;
-        }
+    for (unsigned k = 0; p->window >= 0 && k < a->nstreams; k++) {
+        memset(&ev, 0, sizeof ev);
+        ev.type = EV_WINDOW;
+        ev.stream = a->streams[k];
+        ev.win = l2_plan_window(a, p);
+        if (l2_sim_policy_event(s, &ev, e) < 0)
+            return -1;
     }
     return 0;
 }
@@ -451,8 +440,19 @@ void l2_advice_free(struct l2_advice *a)
 
 const char *l2_plan_tag(const struct l2_plan *p, unsigned i)
 {
-    static const char *const tag[L2_NASSIGN] = {NULL, "persisting", "streaming", "normal"};
-    return p->window == (int)i && p->assign[i] == ASSIGN_NONE ? "global" : tag[p->assign[i]];
+    if (p->assign[i] != ASSIGN_NONE)
+        return l2_assign_names[p->assign[i]];
+    return p->window == (int)i ? "global" : NULL;
+}
+
+struct l2_window_spec l2_plan_window(const struct l2_advice *a, const struct l2_plan *p)
+{
+    const struct l2_advise_buf *b = &a->buf[p->window];
+    return (struct l2_window_spec){.base = b->base,
+                                   .bytes = b->bytes < L2_WINDOW_MAX ? b->bytes : L2_WINDOW_MAX,
+                                   .hit_ratio = (p->window_n - 1) / 16.0,
+                                   .hit_prop = PRIO_EVICT_LAST,
+                                   .miss_prop = PRIO_EVICT_FIRST};
 }
 
 /* Two plans that differ only in their set-aside or window hitRatio. */

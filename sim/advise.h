@@ -37,7 +37,11 @@
 #define L2_ADVISE_MAX_STEPS 17  /* set-aside steps: 0 .. ways */
 #define L2_ADVISE_MAX_KERNELS 64 /* kernels the per-kernel bars show */
 
-/* What a plan does to a buffer. */
+/* The largest access-policy window: cudaDevAttrMaxAccessPolicyWindowSize
+ * of the A100 and H100. */
+#define L2_WINDOW_MAX UINT64_C(134213632)
+
+/* What a plan does to a buffer (its names are cuda::access_property's). */
 enum l2_assign { ASSIGN_NONE, ASSIGN_PERSISTING, ASSIGN_STREAMING, ASSIGN_NORMAL, L2_NASSIGN };
 extern const char *const l2_assign_names[L2_NASSIGN]; /* "as traced", "persisting", ... */
 
@@ -102,8 +106,11 @@ unsigned l2_advice_suggestions(const struct l2_advice *a, unsigned top, unsigned
  * assignment, or "global" for the buffer of its window (a window applies
  * to accesses without a hint of their own). */
 const char *l2_plan_tag(const struct l2_plan *p, unsigned i);
-/* The --policy lines of a plan, as a file would hold them. */
-void l2_plan_policy(FILE *f, const struct l2_advice *a, const struct l2_plan *p);
+/* The window of a plan that sets one (p->window >= 0): over its buffer
+ * (at most L2_WINDOW_MAX bytes), persisting hits, streaming misses. */
+struct l2_window_spec l2_plan_window(const struct l2_advice *a, const struct l2_plan *p);
+/* The --policy lines of a plan, as a file would hold them, each after `ind`. */
+void l2_plan_policy(FILE *f, const struct l2_advice *a, const struct l2_plan *p, const char *ind);
 /* Writers: the first `top` suggestions with their CUDA code and caveats. */
 int l2_advice_table(FILE *f, const struct l2_advice *a, unsigned top, l2_err *e);
 int l2_advice_json(FILE *f, const struct l2_advice *a, unsigned top, l2_err *e);

@@ -48,12 +48,6 @@ static const char *mib(uint64_t v, char *buf, size_t n)
     return buf;
 }
 
-static uint64_t window_bytes(const struct l2_advise_buf *b)
-{
-    const uint64_t max = 134213632u; /* as advise.c's WINDOW_MAX */
-    return b->bytes < max ? b->bytes : max;
-}
-
 /* "a persisting, x streaming; set-aside 16 MiB" and the like. */
 static void describe(const struct l2_advice *a, const struct l2_plan *p, char *buf, size_t n)
 {
@@ -75,24 +69,23 @@ static void describe(const struct l2_advice *a, const struct l2_plan *p, char *b
     }
 }
 
-void l2_plan_policy(FILE *f, const struct l2_advice *a, const struct l2_plan *p)
+void l2_plan_policy(FILE *f, const struct l2_advice *a, const struct l2_plan *p, const char *ind)
 {
     for (unsigned i = 0; i < a->nbuf; i++)
         if (l2_plan_tag(p, i))
-            fprintf(f, "assign %s %s\n", a->buf[i].name, l2_plan_tag(p, i));
+            fprintf(f, "%sassign %s %s\n", ind, a->buf[i].name, l2_plan_tag(p, i));
     if (p->setaside_set)
-        fprintf(f, "setaside %" PRIu64 "\n", p->setaside);
-    if (p->window >= 0)
-        for (unsigned s = 0; s < a->nstreams; s++)
-            fprintf(f, "window 0x%" PRIx64 " %" PRIu64 " %.4f persisting streaming stream=%u\n",
-                    a->buf[p->window].base, window_bytes(&a->buf[p->window]), (p->window_n - 1) / 16.0,
-                    a->streams[s]);
+        fprintf(f, "%ssetaside %" PRIu64 "\n", ind, p->setaside);
+    for (unsigned s = 0; p->window >= 0 && s < a->nstreams; s++) {
+        struct l2_window_spec w = l2_plan_window(a, p);
+        fprintf(f, "%swindow 0x%" PRIx64 " %" PRIu64 " %.4f persisting streaming stream=%u\n", ind, w.base, w.bytes,
+                w.hit_ratio, a->streams[s]);
+    }
 }
 
 /* The CUDA code that applies plan p, each line after `ind`. */
 static void cuda_code(FILE *f, const struct l2_advice *a, const struct l2_plan *p, const char *ind)
 {
-    static const char *const prop[L2_NASSIGN] = {NULL, "persisting", "streaming", "normal"};
     if (p->setaside_set)
         fprintf(f,
                 "%scudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, %" PRIu64 ");"
@@ -105,11 +98,12 @@ static void cuda_code(FILE *f, const struct l2_advice *a, const struct l2_plan *
         ident(a->buf[i].name, id, sizeof id);
         fprintf(f, "%s// %s: %s at 0x%" PRIx64 "; in every kernel that accesses it (T: its element type):\n", ind,
                 a->buf[i].name, l2_fmt_bytes(a->buf[i].bytes, sz, sizeof sz), a->buf[i].base);
-        fprintf(f, "%scuda::annotated_ptr<T, cuda::access_property::%s> %s_p{%s};\n", ind, prop[p->assign[i]], id,
+        fprintf(f, "%scuda::annotated_ptr<T, cuda::access_property::%s> %s_p{%s};\n", ind, l2_assign_names[p->assign[i]], id,
                 id);
     }
     if (p->window >= 0) {
         const struct l2_advise_buf *b = &a->buf[p->window];
+        struct l2_window_spec w = l2_plan_window(a, p);
         char id[80];
         ident(b->name, id, sizeof id);
         fprintf(f, "%s// access %s without cache hints (plain pointers): the window applies to those accesses\n", ind,
@@ -117,9 +111,9 @@ static void cuda_code(FILE *f, const struct l2_advice *a, const struct l2_plan *
         fprintf(f, "%scudaStreamAttrValue attr = {};\n", ind);
         fprintf(f, "%sattr.accessPolicyWindow.base_ptr  = %s;  // 0x%" PRIx64 "\n", ind, id, b->base);
         fprintf(f, "%sattr.accessPolicyWindow.num_bytes = %" PRIu64 ";  // at most cudaDevAttrMaxAccessPolicyWindowSize\n",
-                ind, window_bytes(b));
+                ind, w.bytes);
         fprintf(f, "%sattr.accessPolicyWindow.hitRatio  = %.4ff;  // the hardware applies %u/16 of the lines\n", ind,
-                (p->window_n - 1) / 16.0, p->window_n);
+                w.hit_ratio, p->window_n);
         fprintf(f, "%sattr.accessPolicyWindow.hitProp   = cudaAccessPropertyPersisting;\n", ind);
         fprintf(f, "%sattr.accessPolicyWindow.missProp  = cudaAccessPropertyStreaming;\n", ind);
         fprintf(f, "%s// on the stream of every kernel that reads %s (trace streams:", ind, b->name);
@@ -189,16 +183,7 @@ int l2_advice_table(FILE *f, const struct l2_advice *a, unsigned top, l2_err *e)
                     pct_of(b->buf_hits[i], b->buf_sectors[i]), pct_of(p->buf_hits[i], p->buf_sectors[i]),
                     b->buf_dram[i], p->buf_dram[i]);
         fprintf(f, "  --policy lines (l2sim run --policy FILE TRACE simulates it):\n");
-        char *text = NULL;
-        size_t len = 0;
-        FILE *m = open_memstream(&text, &len);
-        if (m) {
-            l2_plan_policy(m, a, p);
-            fclose(m);
-            for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
-                fprintf(f, "    %s\n", line);
-            free(text);
-        }
+        l2_plan_policy(f, a, p, "    ");
         fprintf(f, "  CUDA:\n");
         cuda_code(f, a, p, "    ");
     }
@@ -234,12 +219,6 @@ static void json_text(FILE *f, void (*write)(FILE *, const struct l2_advice *, c
     free(text);
 }
 
-static void policy_lines(FILE *f, const struct l2_advice *a, const struct l2_plan *p, const char *ind)
-{
-    (void)ind;
-    l2_plan_policy(f, a, p);
-}
-
 static void json_plan(FILE *f, const struct l2_advice *a, const struct l2_plan *p)
 {
     fprintf(f, "\"dram_bytes\": %" PRIu64 ", \"sectors\": %" PRIu64 ", \"sector_hits\": %" PRIu64 ", \"hit_rate\": ",
@@ -263,7 +242,7 @@ static void json_plan(FILE *f, const struct l2_advice *a, const struct l2_plan *
     if (p->window >= 0) {
         fputs("{\"buffer\": ", f);
         l2_json_str(f, a->buf[p->window].name);
-        fprintf(f, ", \"hit_ratio\": %.4f, \"applied_sixteenths\": %u}", (p->window_n - 1) / 16.0, p->window_n);
+        fprintf(f, ", \"hit_ratio\": %.4f, \"applied_sixteenths\": %u}", l2_plan_window(a, p).hit_ratio, p->window_n);
     } else {
         fputs("null", f);
     }
@@ -303,7 +282,7 @@ int l2_advice_json(FILE *f, const struct l2_advice *a, unsigned top, l2_err *e)
         json_plan(f, a, p);
         fprintf(f, ", \"dram_saved_bytes\": %" PRId64 ", \"est_ns_change\": %.1f, \"policy\": ",
                 (int64_t)(b->dram - p->dram), p->est_ns - b->est_ns);
-        json_text(f, policy_lines, a, p);
+        json_text(f, l2_plan_policy, a, p);
         fputs(", \"cuda\": ", f);
         json_text(f, cuda_code, a, p);
         fputc('}', f);

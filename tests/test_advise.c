@@ -99,7 +99,7 @@ START_TEST(policy_lines_reproduce_prediction)
     char *text = NULL;
     size_t len = 0;
     FILE *m = open_memstream(&text, &len);
-    l2_plan_policy(m, &a, &a.plan[s[0]]);
+    l2_plan_policy(m, &a, &a.plan[s[0]], "");
     fclose(m);
     ASSERT_CONTAINS(text, "assign table persisting\n");
     tests_write_temp(pol, sizeof pol, text);
