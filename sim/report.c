@@ -875,15 +875,6 @@ static void html_bars(FILE *f, const char *id, const char *title, const char *vn
     l2_svg_bar_chart(f, &c);
 }
 
-/* A row of buffer `name` in s, or -1. */
-static int64_t html_buf_row(const struct l2_sim *s, const char *name)
-{
-    for (uint32_t r = 0; r < s->buf.nrow; r++)
-        if (strcmp(s->buf.row[r].name, name) == 0)
-            return r;
-    return -1;
-}
-
 int l2_compare_html(FILE *f, struct l2_sim *const *v, const char *const *names, unsigned n,
                     const struct l2_run_info *ri, l2_err *e)
 {
@@ -901,17 +892,9 @@ int l2_compare_html(FILE *f, struct l2_sim *const *v, const char *const *names, 
     int ok = tot && buf && est && key && vals && ser;
     for (unsigned i = 0; ok && i < n && buffers; i++)
         ok = (buf[i] = calloc(v[i]->buf.nrow, sizeof **buf)) != NULL;
-    if (!ok) {
-        for (unsigned i = 0; buf && i < n; i++)
-            free(buf[i]);
-        free(tot);
-        free(buf);
-        free(est);
-        free(key);
-        free(vals);
-        free(ser);
-        return l2_fail(e, "out of memory");
-    }
+    int rc = ok ? 0 : l2_fail(e, "out of memory");
+    if (!ok)
+        goto out;
     struct l2_keval ev;
     for (unsigned i = 0; i < n; i++) {
         struct l2_counters *t = &tot[i * (1 + L2_NPRIO)];
@@ -1003,7 +986,7 @@ int l2_compare_html(FILE *f, struct l2_sim *const *v, const char *const *names, 
             const char *name = s0->buf.row[row[g]].name;
             group[g] = name;
             for (unsigned i = 0; i < n; i++) {
-                int64_t r = html_buf_row(v[i], name);
+                int64_t r = l2_buffers_lookup(&v[i]->buf, name);
                 const struct l2_counters *c = r >= 0 ? &buf[i][r] : NULL;
                 hit[i * m + g] = c ? rate(c->sector_hits, c->sectors) : NAN;
                 dram[i * m + g] = c ? (double)dram_bytes(c) : NAN;
@@ -1053,7 +1036,8 @@ int l2_compare_html(FILE *f, struct l2_sim *const *v, const char *const *names, 
               names, n, ser);
     fputs("</div>\n", f);
     l2_html_end(f);
-    for (unsigned i = 0; i < n; i++)
+out:
+    for (unsigned i = 0; buf && i < n; i++)
         free(buf[i]);
     free(tot);
     free(buf);
@@ -1061,7 +1045,7 @@ int l2_compare_html(FILE *f, struct l2_sim *const *v, const char *const *names, 
     free(key);
     free(vals);
     free(ser);
-    return 0;
+    return rc;
 }
 
 /* ---- expectations ---- */

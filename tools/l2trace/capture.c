@@ -203,6 +203,20 @@ static void stop(struct l2t_capture *c, const char *why)
         c->stopped = why;
 }
 
+/* Whether a warp record is captured: inside a captured kernel and under
+ * --max-records (reaching it stops the capture); others are counted as
+ * dropped. */
+static int admit(struct l2t_capture *c)
+{
+    if (c->in_kernel && !c->stopped && c->opt.max_records && c->warps >= c->opt.max_records)
+        stop(c, "--max-records");
+    if (!c->in_kernel || c->stopped) {
+        c->dropped++;
+        return 0;
+    }
+    return 1;
+}
+
 /* ---- allocations ---- */
 
 static int free_at(struct l2t_capture *c, uint32_t i, l2_err *e)
@@ -368,15 +382,8 @@ int l2t_on_warp(struct l2t_capture *c, const struct l2t_warp *w, l2_err *e)
 {
     if (w->flags & L2T_F_BULK)
         return l2t_on_range(c, w->flags & L2T_F_WRITE ? OP_WRITE : OP_READ, w->addr[0], w->addr[1], w->sm, e);
-    if (!c->in_kernel || c->stopped) {
-        c->dropped++;
+    if (!admit(c))
         return 0;
-    }
-    if (c->opt.max_records && c->warps >= c->opt.max_records) {
-        stop(c, "--max-records");
-        c->dropped++;
-        return 0;
-    }
     struct l2_coal_access out[L2_COAL_MAX_OUT];
     enum l2_op op = OP_READ;
     uint32_t tag = L2_TAG_GLOBAL;
@@ -407,15 +414,8 @@ int l2t_on_warp(struct l2t_capture *c, const struct l2t_warp *w, l2_err *e)
 
 int l2t_on_range(struct l2t_capture *c, enum l2_op op, uint64_t addr, uint64_t bytes, int32_t sm, l2_err *e)
 {
-    if (!c->in_kernel || c->stopped) {
-        c->dropped++;
+    if (!admit(c))
         return 0;
-    }
-    if (c->opt.max_records && c->warps >= c->opt.max_records) {
-        stop(c, "--max-records");
-        c->dropped++;
-        return 0;
-    }
     if (bytes == 0)
         return 0;
     if (addr + bytes < addr)
