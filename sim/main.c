@@ -287,7 +287,7 @@ static int parse_opts(int argc, char **argv, const char *cmd, struct opts *o, vo
             o->threads = (unsigned)t;
         } else if (strcmp(a, "--json") == 0) {
             o->json = 1;
-        } else if (strcmp(a, "--csv") == 0) {
+        } else if (!advise && strcmp(a, "--csv") == 0) {
             o->csv = 1;
         } else if (advise && (strcmp(a, "--buffers") == 0 || strcmp(a, "--top") == 0)) {
             uint64_t v;
@@ -298,8 +298,6 @@ static int parse_opts(int argc, char **argv, const char *cmd, struct opts *o, vo
             *(a[2] == 'b' ? &o->nbuf : &o->top) = (unsigned)v;
         } else if (advise && strcmp(a, "--exhaustive") == 0) {
             o->exhaustive = 1;
-        } else if (advise && (strcmp(a, "--csv") == 0 || strcmp(a, "--histogram") == 0)) {
-            return usage_error(cmd, "unknown option '%s'", a);
         } else if (!compare && !advise && strcmp(a, "--expect") == 0) {
             NEED_ARG();
             o->expect = next;

@@ -457,6 +457,60 @@ START_TEST(bad_records_with_valid_checksum)
 }
 END_TEST
 
+/* The version 2 records (alloc, free, event, sync) explain what is wrong
+ * with them, as the others do. */
+START_TEST(bad_v2_records_with_valid_checksum)
+{
+    char tp[64], bp[64], cp[64];
+    write_text_file(tp, "alloc a 0x1000 64\nkernel k grid=2\nevent record e stream=1\nsync\nfree a\nR 0x1000 32\n");
+    tmp_path(bp);
+    tmp_path(cp);
+    tests_to_binary(tp, bp, L2_COMP_NONE);
+    size_t size;
+    char *b = tests_slurp_file(bp, &size);
+    ck_assert_int_eq(b[8], 2);
+    const uint64_t total = 6;
+    size_t h = header_size(size, total);
+    unsigned char *c = malloc(size);
+    struct {
+        unsigned rec; /* 0-based */
+        unsigned char bytes[16];
+        const char *what;
+    } cases[] = {
+        {0, {14, 0, 0, 0, 0, 0, 0, 0, 5}, "allocation index 5 is not in the header"},
+        {0, {14, 1}, "reserved bits"},
+        {2, {15 | 32, 0, 0, 0, 1}, "reserved bits"},
+        {2, {15, 0, 0, 0, 1, 0, 0, 0, 9}, "label index 9 is not in the header"},
+        {3, {7, 0, 0, 0, 0, 0, 0, 0, 1}, "reserved bits"},
+        {4, {6, 0, 0, 0, 0, 0, 0, 0, 7}, "label index 7 is not in the header"},
+    };
+    for (size_t k = 0; k < L2_ARRAY_LEN(cases); k++) {
+        memcpy(c, b, size);
+        memcpy(c + h + cases[k].rec * 16, cases[k].bytes, 16);
+        fix_crc(c, size, total);
+        write_file(cp, c, size);
+        expect_fail(cp, cases[k].rec, cases[k].what);
+    }
+    /* a wait instead of the record: bit 4 of an event record */
+    memcpy(c, b, size);
+    c[h + 2 * 16] |= 16;
+    fix_crc(c, size, total);
+    write_file(cp, c, size);
+    struct l2_event *ev;
+    size_t n;
+    l2_err e;
+    ck_assert_msg(tests_read_events(cp, &ev, &n, &e) == 0, "%s", e.msg);
+    ck_assert_int_eq(ev[2].type, EV_EVENT_WAIT);
+    ck_assert_uint_eq(ev[2].stream, 1);
+    free(ev);
+    free(c);
+    free(b);
+    unlink(tp);
+    unlink(bp);
+    unlink(cp);
+}
+END_TEST
+
 static void gzip_file(const char *in, const char *out, int members)
 {
     size_t n;
@@ -748,6 +802,7 @@ Suite *trace_bin_suite(void)
     tcase_add_test(tc, checksum);
     tcase_add_test(tc, bad_magic_and_version);
     tcase_add_test(tc, bad_records_with_valid_checksum);
+    tcase_add_test(tc, bad_v2_records_with_valid_checksum);
     tcase_add_test(tc, compressed_inputs);
     tcase_add_test(tc, compressed_truncated);
     tcase_add_test(tc, writer_errors);
