@@ -24,6 +24,7 @@
  * With `exhaustive`, every assignment of the nbuf (at most 3) buffers
  * at the largest set-aside is simulated instead of the greedy passes.
  * Plans are ranked by DRAM bytes (read + written), then estimated time.
+ * Windows are set on every stream the trace's kernels use (the first 8).
  */
 #ifndef L2SIM_ADVISE_H
 #define L2SIM_ADVISE_H
