@@ -87,12 +87,12 @@ test: all
 	@$(MAKE) --no-print-directory golden
 	@$(MAKE) --no-print-directory unit
 
-# both tables; the output is kept in tools/calibrate/h100-report.txt
+# every table; the output is kept in calibration/report.txt
+CAL_H100 := calibration/h100/measurements.csv calibration/h100/extra.csv calibration/h100/fidelity.csv
 calibrate: all
-	tools/calibrate/calibrate.sh $(BUILD) configs/h100.cfg ../shared/calibration/h100/measurements.csv \
-	    tools/calibrate/h100-extra.csv > tools/calibrate/h100-report.tmp
-	mv tools/calibrate/h100-report.tmp tools/calibrate/h100-report.txt
-	cat tools/calibrate/h100-report.txt
+	tools/calibrate/calibrate.sh $(BUILD) configs/h100.cfg $(CAL_H100) > calibration/report.tmp
+	mv calibration/report.tmp calibration/report.txt
+	cat calibration/report.txt
 
 # the GPU probe, where a CUDA toolkit is installed (tools/hwprobe/README.md)
 NVCC ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)

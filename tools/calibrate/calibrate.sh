@@ -6,10 +6,12 @@
 # Each row's steps are turned into a trace by BUILD/scengen and simulated by
 # BUILD/l2sim with CONFIG (default configs/h100.cfg); the row's measured
 # kernel (the step marked '*', named "measured" in the trace) is compared
-# with the row's l2_hit_pct and near_hit_pct, and its est_ns with the row's
+# with the row's l2_hit_pct and near_hit_pct (l2_hit_pct is derived from DRAM
+# traffic on both sides: 100 * (1 - DRAM read bytes / (sectors * 32)), so a
+# fill of more than the missing sector counts against it, as on the GPU), and its est_ns with the row's
 # kernel_ns (relative error).  kernel_ns is gpu__time_duration in the main
 # table; a table whose kernel_ns is the %globaltimer span of the blocks
-# instead (tools/calibrate/h100-extra.csv, see its .md) is compared after
+# instead (calibration/h100/extra.csv, see its .md) is compared after
 # adding SPAN_OFFSET_NS (default 2100: the six rows measured both ways differ
 # by 1920-2304 ns).  Rows run two at a time (JOBS).
 # Extra l2sim options can be passed in L2SIM_OPTS (e.g. "--set far_copy=0").
@@ -18,7 +20,7 @@ build=${1:-build}
 config=${2:-configs/h100.cfg}
 [ $# -gt 0 ] && shift
 [ $# -gt 0 ] && shift
-[ $# -gt 0 ] || set -- ../shared/calibration/h100/measurements.csv
+[ $# -gt 0 ] || set -- calibration/h100/measurements.csv
 jobs=${JOBS:-2}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -55,7 +57,7 @@ wait
 awk -F, -v tmp="$tmp" -v config="$config" -v span_offset="${SPAN_OFFSET_NS:-2100}" '
 function unq(s) { gsub(/"/, "", s); return s }
 BEGIN { printf "%-5s %-9s %8s %8s %7s   %8s %8s %7s   %8s %8s %7s\n", "row", "setaside", "l2_meas", "l2_sim", "err", "near_mea", "near_sim", "err", "ns_meas", "ns_sim", "err%" }
-FNR == 1 { span = FILENAME ~ /h100-extra\.csv$/; file[++nf] = FILENAME; next }
+FNR == 1 { span = FILENAME !~ /measurements\.csv$/; file[++nf] = FILENAME; next }
 {
     # the steps field is quoted and holds commas: measured columns are the last four
     id = $1; sa = $2; n = NF
@@ -64,8 +66,8 @@ FNR == 1 { span = FILENAME ~ /h100-extra\.csv$/; file[++nf] = FILENAME; next }
     sim = ""; nsim = ""; tsim = ""
     while ((getline line < f) > 0) {
         split(line, c, ",")
-        if (c[2] == "measured") { sim = 100 * c[hr]; nsim = 100 * c[nr]; tsim = c[tc] }
-        if (c[1] == "index") { for (k in c) { if (c[k] == "hit_rate") hr = k; if (c[k] == "near_hit_rate") nr = k; if (c[k] == "est_ns") tc = k } }
+        if (c[2] == "measured") { sim = 100 * (1 - c[dr] / (32 * c[sc])); nsim = 100 * c[nr]; tsim = c[tc] }
+        if (c[1] == "index") { for (k in c) { if (c[k] == "dram_read_bytes") dr = k; if (c[k] == "sectors") sc = k; if (c[k] == "near_hit_rate") nr = k; if (c[k] == "est_ns") tc = k } }
     }
     close(f)
     if (sim == "") { if (system("test -f " f) == 0) { printf "%-5s no result\n", id; bad++ }; next }

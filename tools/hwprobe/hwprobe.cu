@@ -2,8 +2,8 @@
 //
 //   hwprobe --setaside default|0|max|BYTES --steps "flush; B:32:ld:plain; B:32:ld:plain*"
 //
-// The step notation is the one of shared/calibration/h100/README.md, plus the
-// operations `rmw` and `rld` described in tools/hwprobe/README.md. Every step
+// The step notation is the one of calibration/h100/README.md, plus the
+// operations `rmw`, `rld`, `gW`, `zW` and `add` described in tools/hwprobe/README.md. Every step
 // is one kernel launch (or a host action: flush, window) on one stream, run in
 // order. The step marked with `*` launches a kernel whose name begins with
 // `measured_` so that Nsight Compute can be told to profile only that one
@@ -213,6 +213,87 @@ __global__ void __launch_bounds__(512) scrub_kernel(char* base, size_t nbytes, u
     acc ^= v.x ^ v.y ^ v.z ^ v.w;
   }
   if (dump) sink[(size_t)blockIdx.x * blockDim.x + threadIdx.x] = acc;
+}
+
+// ---------------------------------------------------------------- gathers
+// The operations `gW`, `zW` and `add` (tools/hwprobe/README.md): one warp
+// instruction loads W bytes per group of W/16 lanes at a pseudo-random piece
+// of the region (g: uniform; z: a power law, hot head = first 1/16), or
+// c[i] = a[i] + b[i] over three arrays of the region's size. Each access takes
+// its own policy (pol[0..2]; 0 = no hint).
+enum XOp { X_GATHER = 0, X_SKEW, X_ADD };
+
+struct XArgs {
+  char* base;
+  size_t nbytes;   // g/z: the region; add: one array
+  size_t nwarp;    // g/z: warp instructions executed
+  uint64_t pol[3]; // g: [0]; z: hot [0], rest [1]; add: a, b, c
+  unsigned width;  // g/z: bytes per piece (16, 32, 64, 128)
+};
+
+__device__ __forceinline__ uint4 ldp(const char* a, uint64_t pol) {
+  return pol ? ld16<true>(a, pol) : ld16<false>(a, 0);
+}
+__device__ __forceinline__ void stp(char* a, uint4 v, uint64_t pol) {
+  if (pol) st16<true>(a, v, pol);
+  else st16<false>(a, v, 0);
+}
+
+// Piece index for draw h (uniform 32-bit) among n pieces: uniform, or n*u^3
+// with u = h / 2^32 in 32.32 fixed point (identical on host and device).
+__host__ __device__ __forceinline__ uint64_t xpiece(uint32_t h, uint64_t n, bool skew) {
+  if (!skew) return h % n;
+  const uint64_t u = h, u2 = (u * u) >> 32, u3 = (u2 * u) >> 32;
+  return (u3 * n) >> 32;
+}
+
+template <int OP>
+__device__ __forceinline__ void xbody(const XArgs a, unsigned* sink, int dump) {
+  const unsigned tid = threadIdx.x, blk = blockIdx.x;
+  unsigned long long t0 = 0;
+  if (dump == 2 && tid == 0) asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  unsigned acc = 0;
+  if (OP == X_ADD) {
+    const size_t n = a.nbytes / 16, nthreads = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blk * blockDim.x + tid; i < n; i += nthreads) {
+      uint4 x = ldp(a.base + i * 16, a.pol[0]);
+      uint4 y = ldp(a.base + a.nbytes + i * 16, a.pol[1]);
+      stp(a.base + 2 * a.nbytes + i * 16, make_uint4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w),
+          a.pol[2]);
+    }
+  } else {
+    const unsigned warp = tid / 32, lane = tid % 32, wpb = blockDim.x / 32;
+    const unsigned gs = a.width / 16, ng = 32 / gs, g = lane / gs;
+    const uint64_t npieces = a.nbytes / a.width, hot = npieces / 16;
+    for (size_t iter = 0;; ++iter) {
+      const size_t k = (iter * gridDim.x + blk) * wpb + warp;
+      if (k >= a.nwarp) break;
+      const uint64_t c = xpiece(mix32((uint32_t)(k * ng + g)), npieces, OP == X_SKEW);
+      const uint64_t pol = OP == X_SKEW && c >= hot ? a.pol[1] : a.pol[0];
+      uint4 v = ldp(a.base + c * a.width + (lane % gs) * 16, pol);
+      acc ^= v.x ^ v.y ^ v.z ^ v.w;
+    }
+  }
+  if (dump == 2) {
+    __syncthreads();
+    if (tid == 0) {
+      unsigned long long t1;
+      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1));
+      reinterpret_cast<unsigned long long*>(sink)[2 * blk] = t0;
+      reinterpret_cast<unsigned long long*>(sink)[2 * blk + 1] = t1;
+    }
+  } else if (dump) {
+    sink[(size_t)blk * blockDim.x + tid] = acc;
+  }
+}
+
+template <int OP>
+__global__ void __launch_bounds__(512) step_xkernel(const XArgs a, unsigned* sink, int dump) {
+  xbody<OP>(a, sink, dump);
+}
+template <int OP>
+__global__ void __launch_bounds__(512) measured_xkernel(const XArgs a, unsigned* sink, int dump) {
+  xbody<OP>(a, sink, dump);
 }
 
 // ---------------------------------------------------------------- policies
@@ -473,6 +554,16 @@ static KFn kernel_for(int op, bool hint, bool measured) {
   }
 }
 
+typedef void (*XFn)(const XArgs, unsigned*, int);
+
+static XFn xkernel_for(int xop, bool measured) {
+  switch (xop) {
+    case X_GATHER: return measured ? measured_xkernel<X_GATHER> : step_xkernel<X_GATHER>;
+    case X_SKEW: return measured ? measured_xkernel<X_SKEW> : step_xkernel<X_SKEW>;
+    default: return measured ? measured_xkernel<X_ADD> : step_xkernel<X_ADD>;
+  }
+}
+
 static void usage() {
   fprintf(stderr,
           "usage: hwprobe --setaside default|0|max|BYTES --steps \"STEP; STEP; ...\"\n"
@@ -482,7 +573,7 @@ static void usage() {
           "       hwprobe --info   (device facts; exit 77 when no GPU)\n"
           "  STEP: flush | window(BUF,SIZE,hitRatio,hitProp,missProp) |\n"
           "        BUF[+OFF]:SIZE:OP[:HINT][*]   BUF in H B F, OFF/SIZE in MiB,\n"
-          "        OP in ld st rmw rld discard prefetch\n"
+          "        OP in ld st rmw rld discard prefetch add gW[xR] zW[xR]\n"
           "  see tools/hwprobe/README.md\n");
   exit(1);
 }
@@ -547,6 +638,11 @@ int main(int argc, char** argv) {
     bool measured = false;
     bool hinted = false;
     uint64_t pol = 0;
+    int xop = -1;           // X_GATHER, X_SKEW, X_ADD; -1: an OP_* kernel
+    unsigned width = 0;     // gW / zW
+    size_t nwarp = 0;       // gW / zW warp instructions
+    std::vector<std::string> hints;  // x-ops: one per policy slot
+    uint64_t xpol[3] = {0, 0, 0};
     double hit = 0;
     cudaAccessProperty hp = cudaAccessPropertyNormal, mp = cudaAccessPropertyNormal;
   };
@@ -599,6 +695,19 @@ int main(int argc, char** argv) {
       else if (op == "st") st.op = OP_ST;
       else if (op == "rmw") st.op = OP_RMW;
       else if (op == "rld") st.op = OP_RLD;
+      else if (op == "add") st.xop = X_ADD;
+      else if ((op[0] == 'g' || op[0] == 'z') && op.size() > 1 && isdigit((unsigned char)op[1])) {
+        // gW[xR] / zW[xR]: W bytes per piece, R times the region's 512-byte chunks
+        st.xop = op[0] == 'g' ? X_GATHER : X_SKEW;
+        size_t xpos = op.find('x');
+        st.width = (unsigned)parse_num(op.substr(1, xpos == std::string::npos ? std::string::npos
+                                                                               : xpos - 1), "width");
+        double r = xpos == std::string::npos ? 1.0 : parse_num(op.substr(xpos + 1), "repeat");
+        if (st.width != 16 && st.width != 32 && st.width != 64 && st.width != 128)
+          die("width of '%s' must be 16, 32, 64 or 128", op.c_str());
+        if (!(r > 0)) die("repeat of '%s' must be positive", op.c_str());
+        st.nwarp = (size_t)std::floor((double)(st.size / 512) * r);
+      }
       else if (op == "discard") st.op = OP_DISCARD;
       else if (op == "prefetch") {
         if (st.hint == "evict_last") st.op = OP_PF_LAST;
@@ -607,6 +716,14 @@ int main(int argc, char** argv) {
         else die("prefetch takes evict_last, evict_normal or plain, not '%s'", st.hint.c_str());
       } else die("unknown op '%s'", op.c_str());
       if (st.op == OP_RLD && st.size % 512) die("rld size must be a multiple of 512 bytes%s", "");
+      if (st.xop >= 0) {
+        // hints: add takes A[/B/C], zW takes HOT[/REST], gW one
+        st.hints = split_top(st.hint, '/');
+        const size_t want = st.xop == X_ADD ? 3 : st.xop == X_SKEW ? 2 : 1;
+        if (st.hints.size() == 1) st.hints.resize(want, st.hints[0]);
+        if (st.hints.size() != want) die("'%s' takes %s hints separated by '/'", op.c_str(),
+                                         want == 3 ? "1 or 3" : want == 2 ? "1 or 2" : "1");
+      }
       if (st.size % 128) die("size must be a multiple of 128 bytes%s", "");
     }
     plan.push_back(st);
@@ -701,10 +818,15 @@ int main(int argc, char** argv) {
   }
 
   // All policies are made before the first step, so nothing runs between steps.
-  for (Step& st : plan)
-    if (st.type == Step::KERNEL &&
-        (st.op == OP_LD || st.op == OP_ST || st.op == OP_RMW || st.op == OP_RLD))
+  for (Step& st : plan) {
+    if (st.type != Step::KERNEL) continue;
+    if (st.xop >= 0) {
+      for (size_t h = 0; h < st.hints.size(); h++)
+        if (!hint_policy(st.hints[h], bufs, dpol, &st.xpol[h])) st.xpol[h] = 0;
+    } else if (st.op == OP_LD || st.op == OP_ST || st.op == OP_RMW || st.op == OP_RLD) {
       st.hinted = hint_policy(st.hint, bufs, dpol, &st.pol);
+    }
+  }
   CK(cudaDeviceSynchronize());
 
   KFn flush_k = kernel_for(OP_LD, false, false);
@@ -739,7 +861,8 @@ int main(int argc, char** argv) {
       if (sync_steps) CK(cudaStreamSynchronize(stream));
       size_t cap;
       char* p = buf_ptr(bufs, st.buf, &cap);
-      if (st.off + st.size > cap) die("step runs past the end of buffer %s%s", st.buf.c_str());
+      if (st.off + st.size * (st.xop == X_ADD ? 3 : 1) > cap)
+        die("step runs past the end of buffer %s%s", st.buf.c_str());
       const uint64_t pol = st.pol;
       const bool hint = st.hinted;
       KFn k = kernel_for(st.op, hint, st.measured);
@@ -750,8 +873,19 @@ int main(int argc, char** argv) {
         nanosleep(&ts, nullptr);
       }
       if (st.measured && profrange) CK(cudaProfilerStart());
-      k<<<kBlocks, kThreads, 0, stream>>>(p + st.off, st.size, pol, sink,
-                                           (st.measured && timing) ? 2 : 0);
+      if (st.xop >= 0) {
+        XArgs xa;
+        xa.base = p + st.off;
+        xa.nbytes = st.size;
+        xa.nwarp = st.nwarp;
+        xa.width = st.width;
+        for (int h = 0; h < 3; h++) xa.pol[h] = st.xpol[h];
+        xkernel_for(st.xop, st.measured)<<<kBlocks, kThreads, 0, stream>>>(
+            xa, sink, (st.measured && timing) ? 2 : 0);
+      } else {
+        k<<<kBlocks, kThreads, 0, stream>>>(p + st.off, st.size, pol, sink,
+                                             (st.measured && timing) ? 2 : 0);
+      }
       CK(cudaGetLastError());
       if (st.measured && timing) {
         CK(cudaStreamSynchronize(stream));

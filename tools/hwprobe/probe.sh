@@ -5,7 +5,7 @@
 #
 # INPUT.csv has a header with at least the columns id,setaside,steps (others are
 # ignored; measurements.csv itself is a valid input). OUTPUT.csv (default: stdout)
-# gets exactly the columns of shared/calibration/h100/measurements.csv:
+# gets exactly the columns of calibration/h100/measurements.csv:
 #   id,setaside,steps,measured_sectors,l2_hit_pct,near_hit_pct,kernel_ns
 #
 # Method (default "range", see README.md): ncu profiles the whole row as one

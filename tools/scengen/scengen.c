@@ -11,7 +11,7 @@
  *   B = 0x7e0100000000  1 GiB    big / streaming buffer (also range policy base)
  *   F = 0x7e0200000000  512 MiB  flush buffer
  *
- * Kernel geometry (see shared/calibration/h100/README.md):
+ * Kernel geometry (see calibration/h100/README.md):
  *   ld/st/rmw/rld: 528 blocks x 512 threads (16 warps), grid-stride; in
  *     iteration i block b covers the 8 KiB at base + (i*528 + b)*8192, warp w
  *     the 512 bytes at +w*512 of that: one record "R ADDR 512 [TAG] sm=S",
@@ -26,6 +26,7 @@
  * Build: cc -std=c11 -O2 -Wall -Wextra -Werror -o scengen scengen.c
  */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -321,9 +322,9 @@ static void sanitize_name(char *s)
 /* ---- steps ---------------------------------------------------------------- */
 
 enum step_kind { STEP_KERNEL, STEP_FLUSH, STEP_WINDOW };
-enum op { DO_LD, DO_ST, DO_RMW, DO_RLD, DO_DISCARD, DO_PREFETCH, DO_APPLY };
-static const char *const op_names[] = {"ld",      "st",       "rmw",          "rld",
-                                       "discard", "prefetch", "applypriority"};
+enum op { DO_LD, DO_ST, DO_RMW, DO_RLD, DO_DISCARD, DO_PREFETCH, DO_APPLY, DO_GATHER, DO_SKEW, DO_ADD };
+static const char *const op_names[] = {"ld",      "st",       "rmw",           "rld", "discard",
+                                       "prefetch", "applypriority", "gather", "skew", "add"};
 
 struct step {
     enum step_kind kind;
@@ -336,6 +337,10 @@ struct step {
     uint64_t off, bytes;
     const char *tag; /* NULL: plain */
     int policy;      /* index into policies, or -1 */
+    /* gW, zW, add: a tag per access kind (g: [0]; z: hot, rest; add: a, b, c) */
+    const char *tags[3];
+    unsigned width;  /* gW, zW: bytes per piece */
+    uint64_t nwarp;  /* gW, zW: warp instructions */
     /* window */
     uint64_t wbase, wbytes;
     char hit_ratio[32];
@@ -578,12 +583,35 @@ static void parse_kernel(const char *where, char *s, struct step *st)
         die(where, "region runs past the end of %c (%llu MiB)", buffers[st->buf].name,
             (unsigned long long)(buffers[st->buf].bytes / MIB));
     int op = -1;
-    for (int i = 0; i < (int)(sizeof op_names / sizeof op_names[0]); i++)
+    for (int i = 0; i <= DO_APPLY; i++)
         if (strcmp(f[2], op_names[i]) == 0)
             op = i;
+    if (strcmp(f[2], "add") == 0) {
+        op = DO_ADD;
+        if (st->off + 3 * st->bytes > buffers[st->buf].bytes)
+            die(where, "the three arrays of add run past the end of %c", buffers[st->buf].name);
+    } else if ((f[2][0] == 'g' || f[2][0] == 'z') && f[2][1] >= '1' && f[2][1] <= '9') {
+        /* gW[xR] / zW[xR] */
+        op = f[2][0] == 'g' ? DO_GATHER : DO_SKEW;
+        char *end;
+        unsigned long w = strtoul(f[2] + 1, &end, 10);
+        double r = 1.0;
+        char rbuf[40];
+        if (*end == 'x' && !parse_real(end + 1, &r, rbuf, sizeof rbuf))
+            die(where, "bad repeat in \"%s\" (expected %cW or %cWxR)", f[2], f[2][0], f[2][0]);
+        if ((*end && *end != 'x') || (w != 16 && w != 32 && w != 64 && w != 128))
+            die(where, "bad op \"%s\": the width W of %cW must be 16, 32, 64 or 128", f[2],
+                f[2][0]);
+        if (!(r > 0 && r <= 64))
+            die(where, "repeat of \"%s\" must be in (0, 64]", f[2]);
+        st->width = (unsigned)w;
+        st->nwarp = (uint64_t)floor((double)(st->bytes / 512) * r);
+        if (st->nwarp == 0)
+            die(where, "\"%s\" over %s MiB executes no warp instruction", f[2], f[1]);
+    }
     if (op < 0)
         die(where, "unknown op \"%s\" (expected ld, st, rmw, rld, discard, prefetch, "
-                   "applypriority)", f[2]);
+                   "applypriority, add, gW[xR], zW[xR])", f[2]);
     st->op = (enum op)op;
     st->tag = NULL;
     st->policy = -1;
@@ -605,6 +633,36 @@ static void parse_kernel(const char *where, char *s, struct step *st)
             die(where, "applypriority only takes evict_normal (got \"%s\")", hint);
         st->tag = "evict_normal";
         break;
+    case DO_GATHER:
+    case DO_SKEW:
+    case DO_ADD: {
+        /* one static hint per access kind, '/'-separated; one hint stands for all */
+        if (!hint)
+            die(where, "missing hint (use plain for none)");
+        int want = st->op == DO_ADD ? 3 : st->op == DO_SKEW ? 2 : 1, k = 0;
+        for (char *h = hint;; k++) {
+            char *slash = strchr(h, '/');
+            if (slash)
+                *slash = '\0';
+            if (k == want)
+                die(where, "%s takes at most %d hints separated by '/'", op_names[st->op], want);
+            h = trim(h);
+            struct step one;
+            parse_hint(where, h, &one);
+            if (one.policy >= 0)
+                die(where, "%s takes static hints only (got \"%s\")", op_names[st->op], h);
+            st->tags[k] = one.tag;
+            if (!slash)
+                break;
+            h = slash + 1;
+        }
+        if (k == 0)
+            for (int i = 1; i < want; i++)
+                st->tags[i] = st->tags[0];
+        else if (k + 1 != want)
+            die(where, "%s takes 1 or %d hints separated by '/'", op_names[st->op], want);
+        break;
+    }
     default:
         if (!hint)
             die(where, "missing hint (use plain for none)");
@@ -831,6 +889,66 @@ static uint64_t emit_sweep(enum op op, uint64_t base, uint64_t bytes, const char
     return nrec;
 }
 
+/*
+ * Piece index for draw h among n pieces: uniform (h mod n), or, for the skewed
+ * op, n*u^3 with u = h / 2^32 in 32.32 fixed point (hwprobe's xpiece).
+ */
+static uint64_t xpiece(uint32_t h, uint64_t n, bool skew)
+{
+    if (!skew)
+        return h % n;
+    uint64_t u = h, u2 = (u * u) >> 32, u3 = (u2 * u) >> 32;
+    return (u3 * n) >> 32;
+}
+
+/*
+ * gW / zW: nwarp warp instructions in the ld loop order; instruction k, lane
+ * group g (W/16 lanes) reads piece xpiece(mix32(k*groups + g)) of W bytes: one
+ * record per group.  zW tags pieces in the first 1/16 of the region with
+ * tags[0] (hot), the rest with tags[1].  add: for each warp instruction of an
+ * ld over one array, R a, R b, W c (the arrays follow each other).
+ */
+static uint64_t emit_xop(const struct step *st, uint64_t base)
+{
+    static struct tails t[3];
+    uint64_t nrec = 0;
+    size_t n;
+    struct winst *v;
+    if (st->op == DO_ADD) {
+        for (int k = 0; k < 3; k++)
+            make_tails(&t[k], 512, st->tags[k]);
+        uint64_t iters = (st->bytes + LD_ITER_BYTES - 1) / LD_ITER_BYTES;
+        v = issue_order(iters, st->bytes, LD_ITER_BYTES, LD_BLOCK_BYTES, 512, &n);
+        for (size_t k = 0; k < n; k++) {
+            unsigned sm = v[k].b % NSMS;
+            uint64_t off = ((uint64_t)v[k].i * NBLOCKS + v[k].b) * LD_BLOCK_BYTES + (uint64_t)v[k].w * 512;
+            emit_rec('R', base + off, &t[0], sm);
+            emit_rec('R', base + st->bytes + off, &t[1], sm);
+            emit_rec('W', base + 2 * st->bytes + off, &t[2], sm);
+            nrec += 3;
+        }
+    } else {
+        bool skew = st->op == DO_SKEW;
+        make_tails(&t[0], st->width, st->tags[0]);
+        make_tails(&t[1], st->width, st->tags[skew ? 1 : 0]);
+        uint64_t pieces = st->bytes / st->width, hot = pieces / 16, groups = 32 / (st->width / 16);
+        uint64_t span = st->nwarp * 512; /* the loop's bytes at 512 per warp instruction */
+        uint64_t iters = (span + LD_ITER_BYTES - 1) / LD_ITER_BYTES;
+        v = issue_order(iters, span, LD_ITER_BYTES, LD_BLOCK_BYTES, 512, &n);
+        for (size_t k = 0; k < n; k++) {
+            unsigned sm = v[k].b % NSMS;
+            uint64_t kk = ((uint64_t)v[k].i * NBLOCKS + v[k].b) * NWARPS + v[k].w;
+            for (uint64_t g = 0; g < groups; g++) {
+                uint64_t c = xpiece(mix32((uint32_t)(kk * groups + g)), pieces, skew);
+                emit_rec('R', base + c * st->width, &t[skew && c >= hot], sm);
+                nrec++;
+            }
+        }
+    }
+    free(v);
+    return nrec;
+}
+
 static void emit_trace(const struct step *v, size_t n, const char *setaside_text,
                        const char *setaside_line, const char *row, const char *steps)
 {
@@ -869,7 +987,10 @@ static void emit_trace(const struct step *v, size_t n, const char *setaside_text
                 oputs("kernel measured\n");
             else
                 oprintf("kernel s%d_%s_%c\n", st->num, op_names[st->op], buffers[st->buf].name);
-            emit_sweep(st->op, buffers[st->buf].base + st->off, st->bytes, st->tag);
+            if (st->op >= DO_GATHER)
+                emit_xop(st, buffers[st->buf].base + st->off);
+            else
+                emit_sweep(st->op, buffers[st->buf].base + st->off, st->bytes, st->tag);
             break;
         }
     }
@@ -1094,6 +1215,9 @@ static void usage(FILE *out)
           "          F=0x7e0200000000 (512 MiB)\n"
           "    OP    ld st rmw rld (512-byte warp records), discard prefetch\n"
           "          applypriority (4096-byte records, one per warp of 32 lines)\n"
+          "          add (c = a + b over three SIZE arrays from BUF+OFF; HINT A[/B/C])\n"
+          "          gW[xR] (random W-byte reads, W 16/32/64/128, R x SIZE/512 warps)\n"
+          "          zW[xR] (the same, power-law; HINT HOT[/REST], hot = first 1/16)\n"
           "    HINT  plain evict_first evict_last evict_normal evict_unchanged\n"
           "          no_allocate frac(P,S,f) range(P,S,lead=L,total=T)\n"
           "          libcu_interleaved(P,f[,S]) libcu_range(P,S,lead=L,total=T)\n"
