@@ -56,11 +56,14 @@ int l2_init(struct l2 *l, const struct l2_config *cfg, l2_err *e)
     uint64_t granule = l2_config_granule(cfg);
     unsigned per = (unsigned)(granule / cfg->sector_size);
     for (unsigned m = 0; m < 256; m++) {
-        unsigned bytes = 0;
+        unsigned bytes = 0, fill = 0;
         for (unsigned g = 0; g < l->sectors; g += per)
-            if (m & (((1u << per) - 1) << g))
+            if (m & (((1u << per) - 1) << g)) {
                 bytes += (unsigned)granule;
+                fill |= ((1u << per) - 1) << g;
+            }
         l->dram_bytes[m] = (uint16_t)bytes;
+        l->fill_mask[m] = (uint8_t)(fill & ((1u << l->sectors) - 1));
     }
     l2_clear(l);
     return 0;

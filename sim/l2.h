@@ -64,6 +64,7 @@ struct l2 {
     uint64_t setaside;
     uint16_t *sm_part; /* cfg.sms entries */
     uint16_t dram_bytes[256]; /* DRAM read bytes by missing-sector mask */
+    uint8_t fill_mask[256];   /* sectors a read of a missing-sector mask fills: its dram_atom granules */
 };
 
 int l2_init(struct l2 *l, const struct l2_config *cfg, l2_err *e);

@@ -67,6 +67,7 @@ L2_PATH_FN uint8_t l2_path_home_read(struct l2 *l, struct l2_cache *c, const str
     }
     uint8_t miss = need & (uint8_t)~have;
     if (miss) {
+        /* DRAM reads whole dram_atom granules, and all of each is filled */
         out->dram_rd += l->dram_bytes[miss];
         if (s < 0)
             out->line_miss |= miss;
@@ -74,7 +75,7 @@ L2_PATH_FN uint8_t l2_path_home_read(struct l2 *l, struct l2_cache *c, const str
             if (s < 0)
                 s = (int64_t)l2_path_fill_line(l, c, g, set, line, (enum l2_class)l2_path_class_of_prio_fill[prio],
                                                out);
-            *l2_cache_valid_g(c, g, (uint64_t)s) |= miss;
+            *l2_cache_valid_g(c, g, (uint64_t)s) |= l->fill_mask[miss];
         }
     }
     return have;
@@ -114,12 +115,17 @@ L2_PATH_FN void l2_path_access(struct l2 *l, const struct l2_geom g, enum l2_op 
                 l2_path_hit_line(hc, g, (uint64_t)hs, prio, 0);
             return;
         }
-        out->hit |= l2_path_home_read(l, hc, g, set, line, need, prio, out);
+        /* between partitions data moves in dram_atom granules: the home
+         * partition serves (and reads from DRAM if it lacks them) whole
+         * granules, and the copy keeps them (measured, rows G03-G08) */
+        uint8_t move = l->fill_mask[need];
+        out->hit |= l2_path_home_read(l, hc, g, set, line, move, prio, out) & need;
+        out->line_miss &= need;
         if (op == OP_READ && l->cfg.far_copy && prio != PRIO_NO_ALLOCATE) {
             if (s < 0)
                 s = (int64_t)l2_path_fill_line(l, nc, g, set, line, prio == PRIO_EVICT_FIRST ? CLS_FIRST : CLS_NORMAL,
                                                out);
-            *l2_cache_valid_g(nc, g, (uint64_t)s) |= need;
+            *l2_cache_valid_g(nc, g, (uint64_t)s) |= move;
         }
         return;
     }

@@ -549,6 +549,47 @@ START_TEST(far_load_copies_near)
 }
 END_TEST
 
+/* dram_atom 64: a missed sector is filled with its neighbour (a later read
+ * of the neighbour hits), and between partitions data moves in granules:
+ * a far read of one sector leaves the pair near, and a far read whose
+ * neighbour the home lacks reads the neighbour from DRAM too. */
+START_TEST(granules_fill_and_move)
+{
+    struct l2 l;
+    struct l2_outcome o;
+    const char *extra[] = {"dram_atom=64", NULL};
+    tiny(&l, 2, extra);
+    uint64_t v[2];
+    lines_in_set(&l, 1, 0, 2, v); /* home 0 */
+    const int far_sm = 1, home_sm = 2;
+    /* at home: sector 0 read, sectors 0-1 filled */
+    o = acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[0], 0x1, home_sm);
+    ck_assert_uint_eq(o.dram_rd, 64);
+    ck_assert_uint_eq(*l2_cache_valid(&l.part[0], resident(&l, 0, v[0])), 0x3);
+    o = acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[0], 0x2, home_sm);
+    ck_assert_uint_eq(o.hit, 0x2);
+    ck_assert_uint_eq(o.dram_rd, 0);
+    /* far: sector 1 hits at home; the copy gets sectors 0-1 */
+    o = acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[0], 0x2, far_sm);
+    ck_assert_uint_eq(o.hit, 0x2);
+    ck_assert_uint_eq(o.near_hit, 0);
+    ck_assert_uint_eq(*l2_cache_valid(&l.part[1], resident(&l, 1, v[0])), 0x3);
+    o = acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[0], 0x1, far_sm);
+    ck_assert_uint_eq(o.near_hit, 0x1);
+    /* the home holds only sector 2 of v[1] (a store); a far read of it
+     * moves sectors 2-3: sector 3 comes from DRAM, and only the requested
+     * sector counts as a hit */
+    o = acc(&l, OP_WRITE, PRIO_EVICT_UNCHANGED, v[1], 0x4, home_sm);
+    o = acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[1], 0x4, far_sm);
+    ck_assert_uint_eq(o.hit, 0x4);
+    ck_assert_uint_eq(o.line_miss, 0);
+    ck_assert_uint_eq(o.dram_rd, 64);
+    ck_assert_uint_eq(*l2_cache_valid(&l.part[0], resident(&l, 0, v[1])), 0xc);
+    ck_assert_uint_eq(*l2_cache_valid(&l.part[1], resident(&l, 1, v[1])), 0xc);
+    l2_free(&l);
+}
+END_TEST
+
 START_TEST(far_hit_without_copy)
 {
     struct l2 l;
@@ -752,6 +793,7 @@ Suite *l2_suite(void)
     tcase_add_test(tc, apply_near_and_home);
     tcase_add_test(tc, near_hit_refreshes_home);
     tcase_add_test(tc, store_drops_far_copy);
+    tcase_add_test(tc, granules_fill_and_move);
     tcase_add_test(tc, prefetch_home_only);
     tcase_add_test(tc, sm_map_half);
     suite_add_tcase(s, tc);
