@@ -1,7 +1,8 @@
 # l2sim build.  `make` builds build/l2sim; `make test` runs the unit and
 # golden tests; `make test SANITIZER=address,undefined` the same under
-# sanitizers (in build-san/); `make calibrate` compares configs/h100.cfg with
-# the H100 measurements; `make bench` measures speed and memory.
+# sanitizers (in build-san/); `make calibrate` compares configs/h100.cfg and
+# configs/h200.cfg with the GPU measurements in calibration/; `make bench`
+# measures speed and memory.
 
 CC       ?= cc
 DEPS     := uthash-dev check pkg-config zlib1g-dev libzstd-dev
@@ -87,10 +88,13 @@ test: all
 	@$(MAKE) --no-print-directory golden
 	@$(MAKE) --no-print-directory unit
 
-# every table; the output is kept in calibration/report.txt
+# every table, each with its GPU's configuration; the output is kept in
+# calibration/report.txt
 CAL_H100 := calibration/h100/measurements.csv calibration/h100/extra.csv calibration/h100/fidelity.csv
+CAL_H200 := calibration/h200/rows.csv
 calibrate: all
-	tools/calibrate/calibrate.sh $(BUILD) configs/h100.cfg $(CAL_H100) > calibration/report.tmp
+	{ tools/calibrate/calibrate.sh $(BUILD) configs/h100.cfg $(CAL_H100) && echo && \
+	  tools/calibrate/calibrate.sh $(BUILD) configs/h200.cfg $(CAL_H200); } > calibration/report.tmp
 	mv calibration/report.tmp calibration/report.txt
 	cat calibration/report.txt
 

@@ -50,6 +50,42 @@ START_TEST(scengen_kernels)
 }
 END_TEST
 
+/* The gather, power-law and add operations (tools/hwprobe/README.md): the
+ * pieces hwprobe reads, the hot head's share and its hint, a + b's three
+ * streams, and `max` as the given set-aside maximum. */
+START_TEST(scengen_gathers)
+{
+    const char *g = tests_built("scengen");
+    char cmd[1024];
+    /* g32 over 1 MiB: 2048 warp instructions x 16 groups; group g of
+     * instruction k reads piece mix32(k*16 + g) mod 32768 */
+    snprintf(cmd, sizeof cmd,
+             "%s --jitter 0 --steps 'B:1:g32:plain*' | awk '/^R / { n++; if ($3 != 32) bad++; "
+             "if (n <= 3) a = a \" \" $2 } END { printf \"%%d %%d%%s\", n, bad, a }'",
+             g);
+    ck_assert_str_eq(sh_line(cmd), "32768 0 0x7e0100000000 0x7e0100021800 0x7e0100043020");
+    /* z32: about 40% of the reads fall in the first 1/16 (0x7e0100000000 +
+     * 0x0xxxxx) and take the hot hint */
+    snprintf(cmd, sizeof cmd,
+             "%s --steps 'B:16:z32:evict_last/evict_first*' | awk '/^R / { n++; hot = substr($2, 1, 9) == \"0x7e01000\"; "
+             "if ($4 == \"evict_last\") { h++; if (!hot) bad++ } else if (hot) bad++ } "
+             "END { printf \"%%d %%.2f\", bad, h / n }'",
+             g);
+    ck_assert_str_eq(sh_line(cmd), "0 0.40");
+    /* add: per warp instruction R a, R b, W c with their own hints */
+    snprintf(cmd, sizeof cmd,
+             "%s --steps 'B:1:add:evict_last/evict_normal/evict_first*' | awk '/^[RW] / { n[$1 \" \" $4]++ } "
+             "END { printf \"%%d %%d %%d\", n[\"R evict_last\"], n[\"R evict_normal\"], n[\"W evict_first\"] }'",
+             g);
+    ck_assert_str_eq(sh_line(cmd), "2048 2048 2048");
+    snprintf(cmd, sizeof cmd, "%s --setaside max --setaside-max 39321600 --steps 'B:1:ld:plain*' | grep '^setaside'", g);
+    ck_assert_str_eq(sh_line(cmd), "setaside 39321600");
+    /* a width hwprobe cannot load is an error */
+    snprintf(cmd, sizeof cmd, "%s --steps 'B:1:g48:plain*' 2>&1 >/dev/null", g);
+    ASSERT_CONTAINS(sh_line(cmd), "must be 16, 32, 64 or 128");
+}
+END_TEST
+
 static const char *nvcc(void)
 {
     if (tests_sh("command -v nvcc", NULL, NULL) == 0)
@@ -108,6 +144,7 @@ Suite *tools_suite(void)
     TCase *tc = tcase_create("tools");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, scengen_kernels);
+    tcase_add_test(tc, scengen_gathers);
     tcase_add_test(tc, scengen_rejects_what_l2sim_rejects);
     tcase_add_test(tc, hwprobe_builds);
     tcase_add_test(tc, probe_skips_without_gpu);

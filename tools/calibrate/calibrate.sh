@@ -22,6 +22,8 @@ config=${2:-configs/h100.cfg}
 [ $# -gt 0 ] && shift
 [ $# -gt 0 ] || set -- calibration/h100/measurements.csv
 jobs=${JOBS:-2}
+# a row's set-aside `max` is the configuration's setaside_max
+smax=$(awk '$1 == "setaside_max" { print $3 }' "$config")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -38,7 +40,7 @@ done > "$tmp/rows"
 
 run_row() {
     csv=$1 id=$2
-    if ! "$build/scengen" ${SCENGEN_OPTS:-} --csv "$csv" --row "$id" |
+    if ! "$build/scengen" ${smax:+--setaside-max "$smax"} ${SCENGEN_OPTS:-} --csv "$csv" --row "$id" |
         "$build/l2sim" run --config "$config" ${L2SIM_OPTS:-} --csv - > "$tmp/$id.csv" 2> "$tmp/$id.err"; then
         echo "calibrate: row $id failed: $(cat "$tmp/$id.err")" >&2
         return 1

@@ -46,7 +46,7 @@
 #define LD_ITER_BYTES (NBLOCKS * LD_BLOCK_BYTES) /* 4.125 MiB */
 #define LINE_BYTES 128ull
 #define LINE_ITER_BYTES ((uint64_t)NBLOCKS * 512u * LINE_BYTES) /* 33 MiB */
-#define SETASIDE_MAX 32768000ull
+static unsigned long long setaside_max = 32768000ull; /* --setaside-max; the H100's */
 
 struct buffer {
     char name;
@@ -1008,7 +1008,7 @@ static char *setaside_line(const char *where, const char *s)
     if (strcmp(s, "default") == 0)
         return NULL;
     if (strcmp(s, "max") == 0) {
-        snprintf(line, sizeof line, "setaside %llu", SETASIDE_MAX);
+        snprintf(line, sizeof line, "setaside %llu", setaside_max);
         return line;
     }
     const char *p = s;
@@ -1199,10 +1199,12 @@ static void usage(FILE *out)
           "Writes an l2sim text trace of one H100 calibration row to standard output.\n"
           "\n"
           "  --steps STEPS    the kernels, ';'-separated, in step notation (see below)\n"
-          "  --setaside S     default (emit nothing), 0, max (32768000) or bytes;\n"
+          "  --setaside S     default (emit nothing), 0, max or bytes;\n"
           "                   with --csv it overrides the row's value\n"
           "  --csv FILE       a CSV with a header naming id, setaside and steps\n"
           "  --row ID         the row of FILE to generate (e.g. P14)\n"
+          "  --setaside-max B the bytes `max` stands for (default 32768000, the\n"
+          "                   H100's persistingL2CacheMaxSize; H200: 39321600)\n"
           "  --jitter SD      blocks drift: each warp instruction issues at its loop\n"
           "                   iteration plus a pseudo-random normal offset of SD\n"
           "                   iterations (default 0.7, fitted to the H100\n"
@@ -1264,6 +1266,12 @@ int main(int argc, char **argv)
             row = v;
         } else if (optval(argc, argv, &i, "--setaside", &v)) {
             setaside = v;
+        } else if (optval(argc, argv, &i, "--setaside-max", &v)) {
+            char *end;
+            errno = 0;
+            setaside_max = strtoull(v, &end, 10);
+            if (*end || end == v || errno || *v == '-')
+                die("--setaside-max", "\"%s\" is not a number of bytes", v);
         } else if (optval(argc, argv, &i, "--jitter", &v)) {
             char *end;
             jitter_sd = strtod(v, &end);
