@@ -79,6 +79,8 @@ enum l2_smmap { L2_SMMAP_LIST(L2_X_ENUM) L2_NSMMAP };
     X(dram_gbps, CFG_DOUBLE, 1, 1000000000, 3350, NULL, "DRAM peak bandwidth, GB/s (10^9 bytes)")   \
     X(dram_efficiency_pct, CFG_DOUBLE, 1, 100, 92, NULL,                                        \
       "share of dram_gbps that streaming reads achieve, percent")                               \
+    X(dram_partial_efficiency_pct, CFG_DOUBLE, 1, 100, 92, NULL,                                \
+      "share of dram_gbps achieved by reads of less than a line (scattered granules), percent") \
     X(dram_channels, CFG_UINT, 1, 4096, 80, NULL, "DRAM channels sharing the bandwidth")        \
     X(mshr_per_slice, CFG_UINT, 1, 65536, 256, NULL, "line misses one L2 slice keeps in flight") \
     X(sm_inflight, CFG_UINT, 1, 1048576, 256, NULL,                                             \

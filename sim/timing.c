@@ -87,6 +87,8 @@ int l2_timing_init(struct l2_timing *t, const struct l2_config *cfg, l2_err *e)
     t->sets = l2_config_sets(cfg);
     t->sector_shift = l2_log2_ceil(cfg->sector_size);
     t->atom = (uint32_t)l2_config_granule(cfg);
+    t->line_bytes = (uint32_t)cfg->line_size;
+    t->partial_w = (uint32_t)(L2_DRAM_W * cfg->dram_efficiency_pct / cfg->dram_partial_efficiency_pct + 0.5);
     base_latencies(cfg, t->lat);
     t->win = (uint32_t)cfg->sm_inflight;
     memcpy(t->off, g.off, sizeof t->off);
@@ -269,13 +271,16 @@ unsigned l2_timing_line(struct l2_timing *t, struct l2_ktime *kt, const struct l
          * in); what the far home serves also its slice and the crossing
          * (added without branches: home is a coin flip per line) */
         const uint32_t fb = cross ? (nfar + nmiss) << ss : 0;
+        /* a DRAM read of less than a line is a scattered burst, served at
+         * dram_partial_efficiency_pct (rows G01-G15, Z01-Z12) */
+        const uint32_t dw = o->dram_rd * (o->dram_rd < t->line_bytes ? t->partial_w : L2_DRAM_W) + wr * L2_DRAM_W;
         sv[t->off[RES_SLICE] + near * t->spp + slot] += bytes;
         sv[t->off[RES_SLICE] + hs] += fb;
         sv[t->off[RES_XBAR] + near] += fb;
-        sv[t->off[RES_DRAM] + ch] += o->dram_rd + wr;
+        sv[t->off[RES_DRAM] + ch] += dw;
         b->work[RES_SLICE] += bytes + fb;
         b->work[RES_XBAR] += fb;
-        b->work[RES_DRAM] += o->dram_rd + wr;
+        b->work[RES_DRAM] += dw;
         if (nmiss && !left) { /* a new fill: one MSHR of the home slice */
             sv[t->off[RES_MSHR] + hs]++;
             b->work[RES_MSHR]++;
@@ -308,10 +313,10 @@ unsigned l2_timing_line(struct l2_timing *t, struct l2_ktime *kt, const struct l
         const uint32_t xb = cross ? bytes : 0;
         sv[t->off[RES_SLICE] + hs] += bytes;
         sv[t->off[RES_XBAR] + home] += xb;
-        sv[t->off[RES_DRAM] + ch] += wr; /* the victim's write-back, or a no_allocate store written through */
+        sv[t->off[RES_DRAM] + ch] += wr * L2_DRAM_W; /* the victim's write-back, or a no_allocate store written through */
         b->work[RES_SLICE] += bytes;
         b->work[RES_XBAR] += xb;
-        b->work[RES_DRAM] += wr;
+        b->work[RES_DRAM] += wr * L2_DRAM_W;
         b->sec[prio][cross ? L2_SC_FAR : L2_SC_NEAR] += sectors;
         lat = t->lat[cross ? L2_SC_FAR : L2_SC_NEAR];
     } else {
@@ -345,7 +350,7 @@ static void unit_cycles(const struct l2_config *cfg, const struct geometry *g, c
     double per[L2_NRES];
     per[RES_SLICE] = 1.0 / cfg->slice_bytes_per_clk;
     per[RES_XBAR] = 1.0 / cfg->xbar_bytes_per_clk;
-    per[RES_DRAM] = g->nch / (cfg->dram_gbps * cfg->dram_efficiency_pct / 100.0 / clk);
+    per[RES_DRAM] = g->nch / (cfg->dram_gbps * cfg->dram_efficiency_pct / 100.0 / clk) / L2_DRAM_W;
     per[RES_MSHR] = cfg->lat_dram / (double)cfg->mshr_per_slice;
     per[RES_PORT] = 1.0 / cfg->sm_bytes_per_clk;
     per[RES_SLOT] = 1.0 / (double)cfg->sm_inflight;

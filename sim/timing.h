@@ -24,7 +24,8 @@
  *    the partition crossing (bytes; one link into each partition,
  *    xbar_bytes_per_clk), DRAM (bytes: dram_atom granules read, and the
  *    write-backs of victims rounded up to granules; dram_channels sharing
- *    dram_gbps x dram_efficiency_pct), MSHRs (line misses; mshr_per_slice
+ *    dram_gbps x dram_efficiency_pct; a line's read of less than a line
+ *    goes at dram_partial_efficiency_pct instead), MSHRs (line misses; mshr_per_slice
  *    per slice, each held lat_dram cycles), SM request ports (bytes,
  *    sm_bytes_per_clk) and SM request slots (the line's latency, accesses
  *    without @CYCLE only; sm_inflight lines in flight per SM: Little's
@@ -76,6 +77,11 @@
 #ifndef L2SIM_TIMING_H
 #define L2SIM_TIMING_H
 
+/* DRAM work is counted in 1/L2_DRAM_W bytes, so that a read of less than a
+ * line can weigh dram_efficiency_pct / dram_partial_efficiency_pct times a
+ * byte of a whole line. */
+#define L2_DRAM_W 16u
+
 #include <stdint.h>
 
 #include "common.h"
@@ -91,7 +97,7 @@ extern const char *const l2_lat_names[L2_NLAT];
 #define L2_RES_LIST(X)                                                                            \
     X(RES_SLICE, "l2_slices") /* bytes */                                                         \
     X(RES_XBAR, "crossing")   /* bytes */                                                         \
-    X(RES_DRAM, "dram")       /* bytes */                                                         \
+    X(RES_DRAM, "dram")       /* bytes x L2_DRAM_W (partial reads weigh more) */                                                         \
     X(RES_MSHR, "mshr")       /* line misses */                                                   \
     X(RES_PORT, "sm_port")    /* bytes */                                                         \
     X(RES_SLOT, "sm_inflight") /* latency cycles */
@@ -179,6 +185,8 @@ struct l2_timing {
     uint32_t sets;         /* per partition */
     unsigned sector_shift;
     uint32_t atom;         /* DRAM granule, bytes (a power of two) */
+    uint32_t line_bytes;   /* line size: a DRAM read of fewer bytes is partial */
+    uint32_t partial_w;    /* DRAM work per byte of a partial read, in 1/L2_DRAM_W of a byte */
     uint32_t lat[L2_NSC];  /* base latency of each class, cycles */
     uint32_t win;          /* sm_inflight */
     uint32_t off[L2_NRES]; /* where each resource's servers start in l2_ktime.serv */

@@ -45,6 +45,7 @@ static const char *const TINY[] = {"l2_size=64KiB",
                                    "xbar_bytes_per_clk=1048576",
                                    "dram_gbps=32",
                                    "dram_efficiency_pct=100",
+                                   "dram_partial_efficiency_pct=100",
                                    "dram_channels=1",
                                    "mshr_per_slice=64",
                                    "sm_inflight=64",
@@ -183,6 +184,34 @@ END_TEST
  * but its fill in flight, and waits for the rest of it, 100 cycles: a
  * merged miss, one DRAM read.  A third load at 200 is a plain near hit:
  * the kernel ends at 210. */
+/* A DRAM read of less than a line goes at dram_partial_efficiency_pct:
+ * eight 32-byte misses at half efficiency take the DRAM as long as 512
+ * bytes (16 ns at 32 bytes/ns); eight whole lines are not affected. */
+START_TEST(partial_reads_slower)
+{
+    const char *const half[] = {"dram_partial_efficiency_pct=50", NULL};
+    char tr[2048] = "kernel k\n";
+    for (unsigned i = 0; i < 8; i++) {
+        size_t k = strlen(tr);
+        snprintf(tr + k, sizeof tr - k, "R 0x%x 32 sm=0 @0\n", 0x10000 + 4096 * i);
+    }
+    struct tests_run r;
+    tiny_start(&r, half);
+    tests_run_ok(&r, tr);
+    struct l2_keval ev = eval(&r, 0);
+    ck_assert_uint_eq(r.sim.k[0].total.dram_rd, 256);
+    ck_assert_double_eq_tol(ev.bound_ns[RES_DRAM], 16, TOL);
+    tests_run_end(&r);
+    char full[2048] = "kernel k\n";
+    add_reads(full, sizeof full, 0x10000, 8, 0, 0);
+    tiny_start(&r, half);
+    tests_run_ok(&r, full);
+    ev = eval(&r, 0);
+    ck_assert_double_eq_tol(ev.bound_ns[RES_DRAM], 32, TOL);
+    tests_run_end(&r);
+}
+END_TEST
+
 START_TEST(merged_misses)
 {
     struct tests_run r;
@@ -926,6 +955,7 @@ Suite *timing_suite(void)
     TCase *tc = tcase_create("model");
     tcase_add_test(tc, buckets);
     tcase_add_test(tc, dram_queue_saturated);
+    tcase_add_test(tc, partial_reads_slower);
     tcase_add_test(tc, merged_misses);
     tcase_add_test(tc, mshr_bound);
     tcase_add_test(tc, far_hit_costs_more);
