@@ -35,6 +35,12 @@ int l2_prefix(l2_err *e, const char *fmt, ...) __attribute__((format(printf, 2, 
  * with a reason in e (without position: the caller adds it).
  */
 int l2_parse_u64(const char *s, size_t n, uint64_t *out, l2_err *e);
+
+/* The offset of the first byte of s[0..n) that is not text: a control byte
+ * other than tab and carriage return (NUL included), DEL, or a byte of an
+ * invalid or overlong UTF-8 sequence; n when all is text.  Names checked
+ * with it can be printed in messages and JSON as they are. */
+size_t l2_text_bad_at(const char *s, size_t n);
 int l2_parse_bytes(const char *s, size_t n, uint64_t *out, l2_err *e);
 int l2_parse_double(const char *s, size_t n, double *out, l2_err *e);
 

@@ -78,6 +78,8 @@ static int set_value(struct l2_config *c, const struct cfg_key *k, const char *v
     case CFG_STR:
         if (n == 0 || n >= 64)
             return l2_fail(e, "%s must be 1 to 63 characters", k->name);
+        if (l2_text_bad_at(v, n) < n)
+            return l2_fail(e, "%s holds a control byte or invalid UTF-8", k->name);
         memcpy(base, v, n);
         base[n] = 0;
         return 0;

@@ -53,6 +53,8 @@ static const char *bad_name(const char *s, size_t n, size_t max)
     for (size_t i = 0; i < n; i++)
         if (s[i] == 0 || s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n' || s[i] == '#')
             return "name holds a blank, '#', NUL or line break";
+    if (l2_text_bad_at(s, n) < n)
+        return "name holds a control byte or invalid UTF-8";
     return NULL;
 }
 

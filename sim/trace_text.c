@@ -359,6 +359,18 @@ int l2_text_next(struct l2_trace *t, struct l2_event *ev, l2_err *e)
         int r = next_line(t, &s, &n, e);
         if (r <= 0)
             return r;
+        /* a NUL byte anywhere, other control bytes and invalid UTF-8 before
+         * a comment: names must print as they are in messages and JSON */
+        const char *hash = memchr(s, '#', n);
+        size_t bad = l2_text_bad_at(s, hash ? (size_t)(hash - s) : n);
+        const char *nul = memchr(s, 0, n);
+        if (nul && (size_t)(nul - s) < bad)
+            bad = (size_t)(nul - s);
+        if (bad < (hash ? (size_t)(hash - s) : n) || nul) {
+            l2_fail(e, "column %zu: byte 0x%02x is not text (a NUL or control byte, or invalid UTF-8)", bad + 1,
+                    (unsigned char)s[bad]);
+            return l2_trace_fail_at(t, t->text.lineno, e);
+        }
         int nw = split(s, n, w, wl);
         if (nw == 0)
             continue;

@@ -93,7 +93,8 @@ START_TEST(err_size_range)
 END_TEST
 
 /* A NUL byte where the operation goes is no operation (strchr once took it
- * for the end of "RWPAD" and made an access of operation 5). */
+ * for the end of "RWPAD" and made an access of operation 5): an error at
+ * its line, as every NUL byte. */
 START_TEST(err_nul_op)
 {
     static const char text[] = "R 0x100 4\n\0 0x200 4\n";
@@ -110,7 +111,7 @@ START_TEST(err_nul_op)
     ck_assert_int_eq(l2_trace_open(&t, path, &syms, &e), 0);
     ck_assert_int_eq(l2_trace_next(t, &ev, &e), 1);
     ck_assert_int_eq(l2_trace_next(t, &ev, &e), -1);
-    ASSERT_CONTAINS(e.msg, ":2: unknown directive");
+    ASSERT_CONTAINS(e.msg, ":2: column 1: byte 0x00 is not text");
     l2_trace_close(t);
     l2_symtab_free(&syms);
     unlink(path);
@@ -139,6 +140,44 @@ END_TEST
 START_TEST(err_unknown_tag)
 {
     expect_error("R 0 32 evict_last\nR 0 32 hotdata\n", 1, 2, "unknown tag or policy 'hotdata'");
+}
+END_TEST
+
+/* Bytes that are not text: a NUL anywhere, control bytes and invalid
+ * UTF-8 outside comments are errors at their line and column, so names
+ * print as they are in messages and JSON; UTF-8 names are fine. */
+START_TEST(err_not_text)
+{
+    ck_assert_uint_eq(l2_text_bad_at("k\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\t\r", 12), 12);
+    ck_assert_uint_eq(l2_text_bad_at("ab\x01", 3), 2);
+    ck_assert_uint_eq(l2_text_bad_at("a\x7f", 2), 1);
+    ck_assert_uint_eq(l2_text_bad_at("a\xff", 2), 1);          /* never a UTF-8 byte */
+    ck_assert_uint_eq(l2_text_bad_at("a\xc0\xaf", 3), 1);     /* overlong '/' */
+    ck_assert_uint_eq(l2_text_bad_at("a\xed\xa0\x80", 4), 1); /* a surrogate */
+    ck_assert_uint_eq(l2_text_bad_at("a\xe2\x82", 3), 1);     /* cut short */
+    ck_assert_uint_eq(l2_text_bad_at("a\xc3(", 3), 1);         /* bad continuation */
+    expect_error("R 0 32\nkernel \xff\xfe\n", 1, 2, "column 8: byte 0xff is not text");
+    expect_error("kernel k\x1b[1m\n", 0, 1, "column 9: byte 0x1b");
+    int n;
+    struct l2_symtab syms;
+    l2_err e;
+    char path[64];
+    ck_assert_int_eq(l2_symtab_init(&syms, &e), 0);
+    ck_assert_int_eq(read_trace("kernel caf\xc3\xa9\nR 0 32 # \xff comment\n", NULL, 0, &n, &e, path, &syms), 0);
+    ck_assert_int_eq(n, 2);
+    l2_symtab_free(&syms);
+    /* through the program: NUL bytes (which C strings cannot hold here),
+     * and JSON of a UTF-8 name parses */
+    char *out;
+    ck_assert_int_eq(tests_cli("run - < /dev/null; printf '#c\\npolicy \\0x interleaved persisting 0.5\\nR 0 32\\n' | "
+                               "$L2SIM run - 2>&1", &out), 2);
+    ASSERT_CONTAINS(out, "<stdin>:2: column 8: byte 0x00 is not text");
+    free(out);
+    ck_assert_int_eq(tests_cli("run - < /dev/null; printf 'kernel caf\\303\\251\\nR 0 32\\n' | $L2SIM run --json - | "
+                               "python3 -c 'import json,sys; print(json.load(sys.stdin)[\"kernels\"][0][\"name\"])'",
+                               &out), 0);
+    ASSERT_CONTAINS(out, "caf\xc3\xa9");
+    free(out);
 }
 END_TEST
 
@@ -563,6 +602,7 @@ Suite *trace_suite(void)
     tcase_add_test(tc, err_overflow);
     tcase_add_test(tc, err_unknown_tag);
     tcase_add_test(tc, err_tag_shared);
+    tcase_add_test(tc, err_not_text);
     tcase_add_test(tc, err_policy_before_definition);
     tcase_add_test(tc, err_bad_policy_kind);
     tcase_add_test(tc, err_probability);
