@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #define ZLIB_CONST
 #include <zlib.h>
 #include <zstd.h>
@@ -236,6 +237,7 @@ struct l2_sink {
     FILE *f;
     int own;
     char *path, *name;
+    char *tmp; /* the file written, renamed to path on success; NULL: path itself */
     enum l2_comp comp;
     unsigned char *out;
     z_stream z;
@@ -275,8 +277,35 @@ int l2_sink_open(struct l2_sink **out, const char *path, enum l2_comp comp, l2_e
     if (std) {
         s->f = stdout;
     } else {
-        s->f = fopen(path, "wb");
-        if (!s->f) {
+        /* A regular file (or a new one) is written beside it and renamed
+         * over it on success, so a failed write leaves an existing file as
+         * it was; anything else (a device, a pipe) is written directly. */
+        struct stat st;
+        int exists = stat(path, &st) == 0;
+        if (!exists || S_ISREG(st.st_mode)) {
+            size_t n = strlen(path) + sizeof ".tmpXXXXXX";
+            int fd = -1;
+            if ((s->tmp = malloc(n)) != NULL) {
+                snprintf(s->tmp, n, "%s.tmpXXXXXX", path);
+                fd = mkstemp(s->tmp);
+            }
+            if (fd < 0) {
+                int err = errno;
+                free(s->tmp);
+                s->tmp = NULL;
+                l2_sink_abort(s);
+                return l2_fail(e, "%s: cannot create a file beside it: %s", path, strerror(err));
+            }
+            mode_t mask = umask(0);
+            umask(mask);
+            if (fchmod(fd, exists ? st.st_mode & 07777 : 0666 & ~mask) != 0 || !(s->f = fdopen(fd, "wb"))) {
+                int err = errno;
+                close(fd);
+                remove(s->tmp);
+                l2_sink_abort(s);
+                return l2_fail(e, "%s: cannot create: %s", path, strerror(err));
+            }
+        } else if (!(s->f = fopen(path, "wb"))) {
             int err = errno;
             l2_sink_abort(s); /* not own: removes nothing */
             return l2_fail(e, "%s: cannot create: %s", path, strerror(err));
@@ -350,6 +379,7 @@ static void sink_free(struct l2_sink *s)
     free(s->out);
     free(s->path);
     free(s->name);
+    free(s->tmp);
     free(s);
 }
 
@@ -365,8 +395,10 @@ int l2_sink_close(struct l2_sink *s, l2_err *e)
         if (r == 0)
             r = l2_fail(e, "%s: write error: %s", s->name, strerror(errno));
     }
-    if (r < 0 && s->path)
-        remove(s->path);
+    if (r == 0 && s->tmp && rename(s->tmp, s->path) != 0)
+        r = l2_fail(e, "%s: cannot replace it: %s", s->name, strerror(errno));
+    if (r < 0 && s->tmp)
+        remove(s->tmp);
     sink_free(s);
     return r;
 }
@@ -377,8 +409,8 @@ void l2_sink_abort(struct l2_sink *s)
         return;
     if (s->own && s->f) {
         fclose(s->f);
-        if (s->path)
-            remove(s->path);
+        if (s->tmp)
+            remove(s->tmp);
     }
     sink_free(s);
 }

@@ -40,8 +40,9 @@ int l2_sink_open(struct l2_sink **s, const char *path, enum l2_comp comp, l2_err
 int l2_sink_write(struct l2_sink *s, const void *buf, size_t n, l2_err *e);
 /* Finishes the stream and closes the file; frees s in every case. */
 int l2_sink_close(struct l2_sink *s, l2_err *e);
-/* Frees s without finishing the stream (after an error); a file created
- * by l2_sink_open is removed. */
+/* Frees s without finishing the stream (after an error).  A regular file
+ * is written beside path (path.tmpXXXXXX) and renamed over it by a
+ * successful l2_sink_close, so after an error path is as it was. */
 void l2_sink_abort(struct l2_sink *s);
 
 #endif

@@ -782,6 +782,23 @@ START_TEST(cli_errors_print_no_report)
     ASSERT_CONTAINS(err, "/tmp/l2sim-test-does-not-exist: cannot open");
     free(out);
     free(err);
+    /* a conversion that fails leaves an existing OUT as it was, and no
+     * file beside it; one that succeeds replaces it, keeping its mode */
+    snprintf(cmd, sizeof cmd,
+             "echo keep > %s.x && chmod 640 %s.x && printf 'R 0 32\\nbogus\\n' | %s convert - %s.x; "
+             "echo rc=$?; cat %s.x; ls %s.x* | wc -l",
+             bp, bp, tests_l2sim(), bp, bp, bp);
+    ck_assert_int_eq(tests_sh(cmd, &out, &err), 0);
+    ck_assert_str_eq(out, "rc=2\nkeep\n1\n");
+    ASSERT_CONTAINS(err, "<stdin>:2: unknown directive");
+    free(out);
+    free(err);
+    snprintf(cmd, sizeof cmd, "%s convert %s %s.x && stat -c %%a %s.x && %s run %s.x > /dev/null", tests_l2sim(), tp,
+             bp, bp, tests_l2sim(), bp);
+    ck_assert_int_eq(tests_sh(cmd, &out, &err), 0);
+    ck_assert_str_eq(out, "640\n");
+    free(out);
+    free(err);
     snprintf(cmd, sizeof cmd, "rm -f %s.cut %s.x", bp, bp);
     ck_assert_int_eq(system(cmd), 0);
     unlink(tp);
