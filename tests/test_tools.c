@@ -86,6 +86,29 @@ START_TEST(scengen_gathers)
 }
 END_TEST
 
+/* tracegen's numbers are whole and bounded (a count past 2^64 once ran
+ * for ever); --help is not an error. */
+START_TEST(tracegen_arguments)
+{
+    const char *g = tests_built("tracegen");
+    static const char *const bad[] = {"bench 99999999999999999999", "bench 10000000001", "bench 12x", "bench -1",
+                                      "bench ''", "update 0", "update 1025", "update 1e3"};
+    char cmd[512];
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(cmd, sizeof cmd, "%s %s 2>&1 >/dev/null", g, bad[i]);
+        ASSERT_CONTAINS(sh_line(cmd), "tracegen: ");
+        snprintf(cmd, sizeof cmd, "%s %s >/dev/null 2>&1", g, bad[i]);
+        ck_assert_int_eq(tests_sh(cmd, NULL, NULL), 2);
+    }
+    snprintf(cmd, sizeof cmd, "%s --help | head -1", g);
+    ASSERT_CONTAINS(sh_line(cmd), "usage: tracegen");
+    snprintf(cmd, sizeof cmd, "%s --help >/dev/null", g);
+    ck_assert_int_eq(tests_sh(cmd, NULL, NULL), 0);
+    snprintf(cmd, sizeof cmd, "%s bench 1000 | grep -c '^[RW] '", g);
+    ck_assert_str_eq(sh_line(cmd), "1000");
+}
+END_TEST
+
 static const char *nvcc(void)
 {
     if (tests_sh("command -v nvcc", NULL, NULL) == 0)
@@ -145,6 +168,7 @@ Suite *tools_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, scengen_kernels);
     tcase_add_test(tc, scengen_gathers);
+    tcase_add_test(tc, tracegen_arguments);
     tcase_add_test(tc, scengen_rejects_what_l2sim_rejects);
     tcase_add_test(tc, hwprobe_builds);
     tcase_add_test(tc, probe_skips_without_gpu);

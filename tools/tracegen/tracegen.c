@@ -23,10 +23,38 @@
 
 #define SMS 132
 
+static const char usage_text[] =
+    "usage: tracegen update [MIB] | tracegen quickstart | tracegen bench [N]\n"
+    "  update [MIB]  the cuda::annotated_ptr update example, arrays of MIB MiB (1-1024, default 12)\n"
+    "  quickstart    the README's quick-start trace\n"
+    "  bench [N]     the benchmark mix of N accesses (1-10000000000, default 50000000)\n"
+    "The trace goes to standard output.\n";
+
 static int usage(void)
 {
-    fputs("usage: tracegen update [MIB] | tracegen quickstart | tracegen bench [N]\n", stderr);
+    fputs(usage_text, stderr);
     return 2;
+}
+
+/* A decimal count in [1, max], every character a digit; else an error
+ * naming the argument. */
+static int parse_count(const char *what, const char *s, uint64_t max, uint64_t *out)
+{
+    uint64_t v = 0;
+    const char *p = s;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        if (v > (max - (uint64_t)(*p - '0')) / 10) {
+            fprintf(stderr, "tracegen: %s '%s' is larger than %" PRIu64 "\n", what, s, max);
+            return -1;
+        }
+        v = v * 10 + (uint64_t)(*p - '0');
+    }
+    if (p == s || *p || v == 0) {
+        fprintf(stderr, "tracegen: %s '%s' is not a whole number from 1 to %" PRIu64 "\n", what, s, max);
+        return -1;
+    }
+    *out = v;
+    return 0;
 }
 
 static void rec(char op, uint64_t addr, unsigned size, const char *tag, unsigned sm)
@@ -304,13 +332,16 @@ int main(int argc, char **argv)
 {
     if (argc < 2)
         return usage();
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        fputs(usage_text, stdout);
+        return 0;
+    }
     if (strcmp(argv[1], "update") == 0 && argc <= 3) {
         unsigned mib = 12;
         if (argc == 3) {
-            char *end;
-            unsigned long v = strtoul(argv[2], &end, 10);
-            if (*end || v == 0 || v > 1024)
-                return usage();
+            uint64_t v;
+            if (parse_count("MIB", argv[2], 1024, &v) < 0)
+                return 2;
             mib = (unsigned)v;
         }
         return update(mib);
@@ -319,13 +350,8 @@ int main(int argc, char **argv)
         return quickstart();
     if (strcmp(argv[1], "bench") == 0 && argc <= 3) {
         uint64_t n = 50000000;
-        if (argc == 3) {
-            char *end;
-            unsigned long long v = strtoull(argv[2], &end, 10);
-            if (*end || v == 0 || argv[2][0] == '-')
-                return usage();
-            n = v;
-        }
+        if (argc == 3 && parse_count("N", argv[2], UINT64_C(10000000000), &n) < 0)
+            return 2;
         return bench(n);
     }
     return usage();
