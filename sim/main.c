@@ -64,7 +64,7 @@ static void help_main(FILE *f)
             "  advise    suggest which buffers to make persisting or streaming, with set-aside and window\n"
             "  encode    print the 64-bit policy descriptor of a request, or decode one\n"
             "  convert   convert a trace between the text and binary formats, optionally compressed\n"
-            "  help      this text; 'l2sim COMMAND --help' explains a command\n"
+            "  help      this text; 'l2sim help COMMAND' or 'l2sim COMMAND --help' explains a command\n"
             "\n"
             "exit codes: 0 success, 1 an expectation (--expect) failed, 2 bad input or usage\n",
             L2SIM_VERSION);
@@ -765,6 +765,17 @@ int main(int argc, char **argv)
         return cmd_encode(argc - 2, argv + 2);
     if (strcmp(cmd, "convert") == 0)
         return cmd_convert(argc - 2, argv + 2);
+    if (strcmp(cmd, "help") == 0 && argc == 3) { /* help COMMAND: COMMAND --help */
+        static const char *const cmds[] = {"run", "compare", "advise", "encode", "convert"};
+        for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+            if (strcmp(argv[2], cmds[i]) == 0) {
+                char *args[] = {argv[0], argv[2], "--help", NULL};
+                return main(3, args);
+            }
+        fprintf(stderr, "%s: help: unknown command '%s'\n", prog, argv[2]);
+        help_main(stderr);
+        return EXIT_INPUT;
+    }
     if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
         help_main(stdout);
         return 0;

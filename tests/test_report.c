@@ -564,6 +564,16 @@ START_TEST(cli_run_and_errors)
 {
     char tpath[64], epath[64], args[512];
     char *out;
+    /* help COMMAND is COMMAND --help; an unknown one is a usage error */
+    ck_assert_int_eq(tests_cli("help run", &out), 0);
+    ASSERT_CONTAINS(out, "usage: l2sim run [OPTIONS] TRACE");
+    free(out);
+    ck_assert_int_eq(tests_cli("help advise", &out), 0);
+    ASSERT_CONTAINS(out, "usage: l2sim advise");
+    free(out);
+    ck_assert_int_eq(tests_cli("help frobnicate 2>&1", &out), 2);
+    ASSERT_CONTAINS(out, "help: unknown command 'frobnicate'");
+    free(out);
     tests_write_temp(tpath, sizeof tpath, TRACE);
     snprintf(args, sizeof args, "run --json %s", tpath);
     ck_assert_int_eq(tests_cli(args, &out), 0);
