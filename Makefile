@@ -8,7 +8,12 @@ CC       ?= cc
 DEPS     := uthash-dev check pkg-config zlib1g-dev libzstd-dev
 CSTD     := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
-OPT      ?= -O3 -g -flto=auto
+# Link-time optimisation needs the compiler's own archiver: gcc-ar for GCC,
+# llvm-ar for clang (without llvm-ar, clang builds without it).
+CC_CLANG := $(shell $(CC) --version 2>/dev/null | grep -q clang && echo 1)
+LLVM_AR  := $(if $(CC_CLANG),$(shell command -v llvm-ar 2>/dev/null))
+LTO      := $(if $(CC_CLANG),$(if $(LLVM_AR),-flto),-flto=auto)
+OPT      ?= -O3 -g $(LTO)
 # Code for the building host's instruction set (popcnt, BMI2, AVX2: 11% fewer
 # instructions by tools/bench/count.sh, about 7% less time); `make ARCH=` builds
 # for any CPU of the architecture.  On x86-64 AVX-512 is left out: it gains
@@ -22,7 +27,7 @@ else
 BUILD    ?= build
 endif
 CFLAGS   += $(CSTD) $(WARN) $(OPT) $(ARCH) -pthread
-AR       := gcc-ar # archives of link-time-optimised objects
+AR       := $(if $(CC_CLANG),$(or $(LLVM_AR),ar),gcc-ar)
 # zlib (gzip traces, checksums) and libzstd; deferred (=) so that pkg-config
 # runs after tools/deps.sh has installed it
 ZLIBS     = $(or $(shell pkg-config --libs zlib libzstd 2>/dev/null),-lz -lzstd)
