@@ -3,6 +3,7 @@
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,8 +113,8 @@ static void trim(const char **s, size_t *n)
         (*n)--;
 }
 
-/* Parses "key = value" (text s[0..n)). */
-static int set_kv(struct l2_config *c, const char *s, size_t n, l2_err *e)
+/* Parses "key = value" (text s[0..n)); *which gets the key's index. */
+static int set_kv(struct l2_config *c, const char *s, size_t n, size_t *which, l2_err *e)
 {
     const char *eq = memchr(s, '=', n);
     if (!eq)
@@ -127,12 +128,14 @@ static int set_kv(struct l2_config *c, const char *s, size_t n, l2_err *e)
         return l2_fail(e, "unknown config key '%.*s' (l2sim run --help lists the keys)", (int)kn, k);
     if (vn == 0)
         return l2_fail(e, "%s has no value", key->name);
+    *which = (size_t)(key - keys);
     return set_value(c, key, v, vn, e);
 }
 
 int l2_config_set(struct l2_config *c, const char *kv, l2_err *e)
 {
-    if (set_kv(c, kv, strlen(kv), e) < 0)
+    size_t which;
+    if (set_kv(c, kv, strlen(kv), &which, e) < 0)
         return l2_prefix(e, "--set %s", kv);
     return 0;
 }
@@ -143,7 +146,7 @@ int l2_config_load(struct l2_config *c, const char *path, l2_err *e)
     if (!f)
         return l2_fail(e, "%s: cannot open config file", path);
     char line[1024];
-    unsigned long ln = 0;
+    unsigned long ln = 0, at[NKEYS] = {0}; /* the line that set each key */
     int rc = 0;
     while (fgets(line, sizeof line, f)) {
         ln++;
@@ -159,14 +162,39 @@ int l2_config_load(struct l2_config *c, const char *path, l2_err *e)
         trim(&s, &n);
         if (n == 0)
             continue;
-        if (set_kv(c, s, n, e) < 0) {
+        size_t k;
+        if (set_kv(c, s, n, &k, e) < 0) {
             rc = l2_prefix(e, "%s:%lu", path, ln);
             break;
         }
+        if (at[k]) {
+            rc = l2_fail(e, "%s:%lu: %s set again (first at line %lu)", path, ln, keys[k].name, at[k]);
+            break;
+        }
+        at[k] = ln;
     }
     if (rc == 0 && ferror(f))
         rc = l2_fail(e, "%s: read error", path);
     fclose(f);
+    /* a file must hold together by itself: a rule between keys names the
+     * lines of the keys it names */
+    if (rc == 0 && l2_config_check(c, e) < 0) {
+        char where[256] = "";
+        size_t w = 0;
+        for (size_t k = 0; k < NKEYS; k++) {
+            const char *m = strstr(e->msg, keys[k].name);
+            size_t kn = strlen(keys[k].name);
+            if (!at[k] || !m || (m > e->msg && (m[-1] == '_' || isalnum((unsigned char)m[-1]))) ||
+                m[kn] == '_' || isalnum((unsigned char)m[kn]))
+                continue;
+            int r = snprintf(where + w, sizeof where - w, "%s%s at line %lu", w ? ", " : " (", keys[k].name, at[k]);
+            if (r > 0 && (size_t)r < sizeof where - w)
+                w += (size_t)r;
+        }
+        char msg[sizeof e->msg];
+        snprintf(msg, sizeof msg, "%s", e->msg);
+        rc = l2_fail(e, "%s: %s%s%s", path, msg, where, w ? ")" : "");
+    }
     return rc;
 }
 
@@ -194,6 +222,8 @@ int l2_config_check(const struct l2_config *c, l2_err *e)
     if (c->setaside > c->setaside_max)
         return l2_fail(e, "setaside = %llu exceeds setaside_max = %llu",
                        (unsigned long long)c->setaside, (unsigned long long)c->setaside_max);
+    if (c->first_ways > (double)c->ways)
+        return l2_fail(e, "first_ways = %g exceeds ways = %llu", c->first_ways, (unsigned long long)c->ways);
     if (c->setaside_floor_ways > c->ways)
         return l2_fail(e, "setaside_floor_ways = %llu exceeds ways = %llu",
                        (unsigned long long)c->setaside_floor_ways, (unsigned long long)c->ways);

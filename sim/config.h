@@ -32,8 +32,8 @@ enum l2_smmap { L2_SMMAP_LIST(L2_X_ENUM) L2_NSMMAP };
  */
 #define L2_CONFIG_KEYS(X)                                                                       \
     X(name, CFG_STR, 0, 0, "H100 SXM5 80GB (built-in defaults)", NULL, "GPU name shown in reports")          \
-    X(l2_size, CFG_BYTES, 128, 1ULL << 40, 50ULL << 20, NULL,                                 \
-      "total L2 capacity (all partitions); need not be a power of two")                         \
+    X(l2_size, CFG_BYTES, 128, 1ULL << 32, 50ULL << 20, NULL,                                 \
+      "total L2 capacity (all partitions, at most 4 GiB); need not be a power of two")         \
     X(line_size, CFG_BYTES, 32, 1024, 128, NULL, "cache line size, a power of two")             \
     X(sector_size, CFG_BYTES, 8, 1024, 32, NULL,                                                \
       "sector size, a power of two dividing line_size, at most 8 sectors a line")               \

@@ -73,7 +73,7 @@ START_TEST(file_values_and_comments)
                        "  l2_size=40MiB\n"
                        "ways\t=\t16\r\n"
                        "setaside = 0x500000\n"
-                       "setaside_max = 3KiB\n"
+                       "setaside_max = 6MiB\n"
                        "line_size = 128B\n"
                        "sm_map = half\n"
                        "set_hash = stripe\n"
@@ -84,7 +84,7 @@ START_TEST(file_values_and_comments)
     ck_assert_uint_eq(c.l2_size, 40ULL << 20);
     ck_assert_uint_eq(c.ways, 16);
     ck_assert_uint_eq(c.setaside, 0x500000);
-    ck_assert_uint_eq(c.setaside_max, 3072);
+    ck_assert_uint_eq(c.setaside_max, 6ULL << 20);
     ck_assert_uint_eq(c.line_size, 128);
     ck_assert_uint_eq(c.sm_map, SMMAP_HALF);
     ck_assert_uint_eq(c.set_hash, SETHASH_STRIPE);
@@ -109,6 +109,16 @@ START_TEST(file_errors_name_line)
     expect_load_error("far_copy = 2\n", 1, "out of range");
     expect_load_error("hash_seed = 4294967296\n", 1, "out of range");
     expect_load_error("sms = -1\n", 1, "sms");
+    /* a key set twice; a rule between keys names their lines */
+    expect_load_error("ways = 16\n# c\nways = 8\n", 3, "ways set again (first at line 1)");
+    expect_load_error("l2_size = 64GiB\n", 1, "out of range [128, 4294967296]");
+    struct l2_config c;
+    l2_err e;
+    char path[64];
+    ck_assert_int_eq(load_text(&c, "setaside_max = 1MiB\n\nsetaside = 2MiB\n", path, &e), -1);
+    ASSERT_CONTAINS(e.msg, "setaside = 2097152 exceeds setaside_max = 1048576 (setaside at line 3, setaside_max at line 1)");
+    ck_assert_int_eq(load_text(&c, "first_ways = 20\n", path, &e), -1);
+    ASSERT_CONTAINS(e.msg, "first_ways = 20 exceeds ways = 16 (first_ways at line 1)");
 }
 END_TEST
 
@@ -133,8 +143,10 @@ START_TEST(set_overrides_and_units)
     ck_assert_uint_eq(c.l2_size, 8192);
     set_ok(&c, "l2_size=1GiB");
     ck_assert_uint_eq(c.l2_size, 1ULL << 30);
-    set_ok(&c, "l2_size=1TiB");
-    ck_assert_uint_eq(c.l2_size, 1ULL << 40);
+    set_ok(&c, "l2_size=4GiB"); /* the largest: a larger one would take gigabytes of tag arrays */
+    ck_assert_uint_eq(c.l2_size, 4ULL << 30);
+    ck_assert_int_eq(l2_config_set(&c, "l2_size=64GiB", &e), -1);
+    ASSERT_CONTAINS(e.msg, "out of range [128, 4294967296]");
     set_ok(&c, "setaside=3276800");
     ck_assert_uint_eq(c.setaside, 3276800);
     set_ok(&c, "setaside=0");
@@ -200,6 +212,8 @@ START_TEST(check_relations)
     expect_check_error((const char *[]){"setaside=32768001", NULL}, "setaside = 32768001 exceeds setaside_max");
     expect_check_error((const char *[]){"setaside_max=51MiB", NULL}, "setaside_max");
     expect_check_error((const char *[]){"setaside_floor_ways=17", NULL}, "setaside_floor_ways");
+    expect_check_error((const char *[]){"ways=8", "l2_size=48MiB", "first_ways=8.5", NULL}, "first_ways = 8.5 exceeds ways = 8");
+    expect_check_ok((const char *[]){"ways=8", "l2_size=48MiB", "first_ways=8", NULL});
     expect_check_ok((const char *[]){"setaside=32768000", NULL});
 }
 END_TEST
