@@ -157,6 +157,7 @@ static int parse_access(struct l2_trace *t, enum l2_op op, const char **w, const
         return l2_fail(e, "address + size overflows the address space");
     ev->size = (uint32_t)size;
     int words = 0; /* words after SIZE other than @CYCLE */
+    int sm_given = 0;
     for (int i = 3; i < nw; i++) {
         if (w[i][0] == '@') {
             uint64_t c;
@@ -171,6 +172,8 @@ static int parse_access(struct l2_trace *t, enum l2_op op, const char **w, const
         }
         if (l2_has_prefix(w[i], wl[i], "sm=")) {
             uint32_t sm = 0;
+            if (sm_given++)
+                return l2_fail(e, "more than one sm= on an access");
             if (parse_u32_word(w[i] + 3, wl[i] - 3, &sm, "sm", e) < 0)
                 return -1;
             ev->sm = (int32_t)sm;

@@ -181,6 +181,14 @@ START_TEST(err_not_text)
 }
 END_TEST
 
+/* An access names its SM once (the second sm= used to win silently). */
+START_TEST(err_sm_twice)
+{
+    expect_error("R 0 32 sm=1 sm=2\n", 0, 1, "more than one sm= on an access");
+    expect_error("R 0 32\nW 0x80 32 evict_last sm=3 @5 sm=3\n", 1, 2, "more than one sm=");
+}
+END_TEST
+
 START_TEST(err_tag_shared)
 {
     expect_error("R 0 32 shared\n", 0, 1, "'shared' is a memory-space property");
@@ -603,6 +611,7 @@ Suite *trace_suite(void)
     tcase_add_test(tc, err_unknown_tag);
     tcase_add_test(tc, err_tag_shared);
     tcase_add_test(tc, err_not_text);
+    tcase_add_test(tc, err_sm_twice);
     tcase_add_test(tc, err_policy_before_definition);
     tcase_add_test(tc, err_bad_policy_kind);
     tcase_add_test(tc, err_probability);
