@@ -195,6 +195,7 @@ struct opts {
     int json, csv;
     const char *expect, *write_expect;
     double tolerance;
+    int tolerance_given;
     const char *trace;
     unsigned threads; /* 0: the default */
     int histogram;
@@ -225,8 +226,11 @@ static int parse_variant(char *spec, struct l2_variant *v, const struct l2_varia
             return usage_error(cmd, "a --variant item must be KEY=VALUE");
         *eq = 0;
         const char *val = eq + 1;
-        if (strcmp(item, "name") == 0)
+        if (strcmp(item, "name") == 0) {
+            if (!*val)
+                return usage_error(cmd, "a variant's name= is empty");
             v->name = val;
+        }
         else if (strcmp(item, "config") == 0)
             v->config = val;
         else if (strcmp(item, "policy") == 0)
@@ -308,6 +312,7 @@ static int parse_opts(int argc, char **argv, const char *cmd, struct opts *o, vo
             o->write_expect = next;
         } else if (!compare && !advise && strcmp(a, "--tolerance") == 0) {
             NEED_ARG();
+            o->tolerance_given = 1;
             if (l2_parse_double(next, strlen(next), &o->tolerance, NULL) < 0 || o->tolerance < 0)
                 return usage_error(cmd, "--tolerance needs a non-negative number of percentage points");
         } else if ((compare || advise) && strcmp(a, "--html") == 0) {
@@ -346,8 +351,14 @@ static int parse_opts(int argc, char **argv, const char *cmd, struct opts *o, vo
             o->var[i].name = names[i];
         }
     }
+    for (int i = 0; i < o->nvar; i++)
+        for (int j = 0; j < i; j++)
+            if (strcmp(o->var[i].name, o->var[j].name) == 0)
+                return usage_error(cmd, "two variants are named '%s'", o->var[i].name);
     if (compare && o->nvar < 2)
         return usage_error(cmd, "compare needs at least two --variant options");
+    if (o->tolerance_given && !o->expect)
+        return usage_error(cmd, "--tolerance applies to --expect, which is not given");
     return 0;
 }
 

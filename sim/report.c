@@ -1088,8 +1088,14 @@ int l2_expect_check(const char *path, const struct l2_sim *s, double tol, FILE *
         return -1;
     }
     char line[600];
-    unsigned long ln = 0;
+    unsigned long ln = 0, rows = 0;
     int ndiff = 0, rc = 0;
+    unsigned char *checked = calloc(ss.n * NRATES + 1, 1); /* the run's rates the file names */
+    if (!checked) {
+        fclose(f);
+        scopes_free(&ss);
+        return l2_fail(e, "out of memory");
+    }
     while (fgets(line, sizeof line, f)) {
         ln++;
         char *h = strchr(line, '#');
@@ -1112,6 +1118,7 @@ int l2_expect_check(const char *path, const struct l2_sim *s, double tol, FILE *
             rc = l2_fail(e, "%s:%lu: unknown metric '%s'", path, ln, met);
             break;
         }
+        rows++;
         char want_key[620];
         snprintf(want_key, sizeof want_key, "%s %s", scope, group);
         double got = NAN;
@@ -1120,6 +1127,7 @@ int l2_expect_check(const char *path, const struct l2_sim *s, double tol, FILE *
             scope_key(&ss.v[i], key, sizeof key);
             if (strcmp(key, want_key) == 0) {
                 got = 100 * scope_rate(ss.v[i].c, m);
+                checked[i * NRATES + m] = 1;
                 break;
             }
         }
@@ -1133,6 +1141,23 @@ int l2_expect_check(const char *path, const struct l2_sim *s, double tol, FILE *
         }
     }
     fclose(f);
+    if (rc == 0 && rows == 0)
+        rc = l2_fail(e, "%s: no expectations in the file (it would check nothing)", path);
+    if (rc == 0) {
+        /* rates the file leaves out: a user may pin only some, so a warning */
+        size_t missing = 0, first = 0;
+        for (size_t i = 0; i < ss.n * NRATES; i++)
+            if (!checked[i] && !isnan(scope_rate(ss.v[i / NRATES].c, (unsigned)(i % NRATES))) && !missing++)
+                first = i;
+        if (missing) {
+            char key[300];
+            scope_key(&ss.v[first / NRATES], key, sizeof key);
+            fprintf(diff, "l2sim: warning: %zu rate%s of this run %s not in %s (the first: %s %s); --write-expect "
+                    "writes them all\n", missing, missing == 1 ? "" : "s", missing == 1 ? "is" : "are", path, key,
+                    rate_names[first % NRATES]);
+        }
+    }
+    free(checked);
     scopes_free(&ss);
     return rc < 0 ? -1 : ndiff;
 }

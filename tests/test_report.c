@@ -436,6 +436,31 @@ START_TEST(expect_malformed)
     fclose(diff);
     unlink(path);
     ck_assert_int_eq(l2_expect_check("/tmp/l2sim-test-none/x", &r.sim, 0.0, stderr, &e), -1);
+    /* a file without expectations checks nothing: an error */
+    tests_write_temp(path, sizeof path, "# nothing\n\n");
+    ck_assert_int_eq(l2_expect_check(path, &r.sim, 0.0, stderr, &e), -1);
+    ASSERT_CONTAINS(e.msg, "no expectations in the file");
+    unlink(path);
+    /* rates of the run the file leaves out: a warning that counts them */
+    tests_write_temp(path, sizeof path, "totals all:all hit_rate 0.0000\n");
+    diff = tmpfile();
+    ck_assert_int_eq(l2_expect_check(path, &r.sim, 0.0, diff, &e), 0);
+    char buf[512] = "";
+    rewind(diff);
+    size_t got = fread(buf, 1, sizeof buf - 1, diff);
+    buf[got] = 0;
+    fclose(diff);
+    ASSERT_CONTAINS(buf, "warning: ");
+    ASSERT_CONTAINS(buf, " rates of this run are not in ");
+    /* with every rate written, no warning */
+    FILE *w = fopen(path, "w");
+    ck_assert_int_eq(l2_expect_write(w, &r.sim, &e), 0);
+    fclose(w);
+    diff = tmpfile();
+    ck_assert_int_eq(l2_expect_check(path, &r.sim, 0.0, diff, &e), 0);
+    ck_assert_int_eq(ftell(diff), 0);
+    fclose(diff);
+    unlink(path);
     tests_run_end(&r);
 }
 END_TEST
@@ -573,6 +598,16 @@ START_TEST(cli_run_and_errors)
     free(out);
     ck_assert_int_eq(tests_cli("help frobnicate 2>&1", &out), 2);
     ASSERT_CONTAINS(out, "help: unknown command 'frobnicate'");
+    free(out);
+    /* options that would do nothing, or name two variants alike */
+    ck_assert_int_eq(tests_cli("run --tolerance 1 traces/quickstart.trace 2>&1", &out), 2);
+    ASSERT_CONTAINS(out, "--tolerance applies to --expect, which is not given");
+    free(out);
+    ck_assert_int_eq(tests_cli("compare --variant name=a --variant name=a,set=ways=8 traces/quickstart.trace 2>&1", &out), 2);
+    ASSERT_CONTAINS(out, "two variants are named 'a'");
+    free(out);
+    ck_assert_int_eq(tests_cli("compare --variant name= --variant name=b traces/quickstart.trace 2>&1", &out), 2);
+    ASSERT_CONTAINS(out, "name= is empty");
     free(out);
     tests_write_temp(tpath, sizeof tpath, TRACE);
     snprintf(args, sizeof args, "run --json %s", tpath);
