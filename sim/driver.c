@@ -47,6 +47,25 @@ static int load_policy_file(struct l2_sim *s, const char *path, struct l2_symtab
     return r < 0 ? -1 : 0;
 }
 
+unsigned l2_variant_warn_unused(const struct l2_sim *s, const struct l2_variant *v, const struct l2_symtab *syms,
+                                FILE *f)
+{
+    unsigned n = 0;
+    for (uint32_t t = 0; v->policy && t < s->nbind; t++) {
+        if (!s->bind[t].locked || !s->bind[t].is_policy)
+            continue;
+        uint64_t used = 0;
+        for (uint32_t k = 0; k < s->nk && !used; k++)
+            used = t < s->k[k].ntag ? s->k[k].tag[t].accesses : 0;
+        if (!used) {
+            fprintf(f, "l2sim: warning: %s: policy '%s' is used by no access of the trace\n", v->policy,
+                    l2_sym_name(syms, t));
+            n++;
+        }
+    }
+    return n;
+}
+
 /* The progress line: shown on a terminal for runs longer than a second. */
 struct progress {
     int tty;

@@ -35,6 +35,11 @@ struct l2_variant {
 int l2_variant_config(const struct l2_variant *v, struct l2_config *c, l2_err *e);
 /* Initialises s as variant v: its configuration, then its policy file. */
 int l2_variant_setup(struct l2_sim *s, const struct l2_variant *v, struct l2_symtab *syms, l2_err *e);
+/* After a simulation: one warning line on f for each policy the variant's
+ * --policy file defines that no access of the trace used (a misspelt or
+ * stale name); returns their number. */
+unsigned l2_variant_warn_unused(const struct l2_sim *s, const struct l2_variant *v, const struct l2_symtab *syms,
+                                FILE *f);
 /* Reads the trace at path once, feeding every simulator (n at most
  * L2_MAX_SIMS) with `nworkers` threads besides the calling thread, which
  * decodes; names: of the variants, for errors, or NULL (lanes).  Returns

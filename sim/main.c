@@ -391,6 +391,7 @@ static int cmd_run(int argc, char **argv)
         goto out;
     }
     const struct l2_sim *sim = &lane[0];
+    l2_variant_warn_unused(sim, &o.common, &syms, stderr);
     struct l2_run_info ri = {.trace = o.trace, .records = (uint64_t)records, .histogram = o.histogram};
     if (o.write_expect) {
         FILE *f = fopen(o.write_expect, "w");
@@ -526,6 +527,8 @@ static int cmd_compare(int argc, char **argv)
         rc = die(&e);
         goto free_sims;
     }
+    for (int i = 0; i < o.nvar; i++)
+        l2_variant_warn_unused(sp[i], &o.var[i], &syms, stderr);
     struct l2_run_info ri = {.trace = o.trace, .records = (uint64_t)records};
     int w = 0;
     if (o.json)

@@ -609,6 +609,15 @@ START_TEST(cli_run_and_errors)
     ck_assert_int_eq(tests_cli("compare --variant name= --variant name=b traces/quickstart.trace 2>&1", &out), 2);
     ASSERT_CONTAINS(out, "name= is empty");
     free(out);
+    /* a --policy file's policy that no access uses (misspelt or stale) */
+    char ppath[64], pargs[256];
+    tests_write_temp(ppath, sizeof ppath, "policy a_p interleaved evict_last 1.0\npolicy a_q interleaved evict_last 1.0\n");
+    snprintf(pargs, sizeof pargs, "run --policy %s traces/update.trace 2>&1 >/dev/null", ppath);
+    ck_assert_int_eq(tests_cli(pargs, &out), 0);
+    ASSERT_CONTAINS(out, "policy 'a_q' is used by no access of the trace");
+    ck_assert_msg(!strstr(out, "'a_p'"), "a_p is used: %s", out);
+    free(out);
+    unlink(ppath);
     tests_write_temp(tpath, sizeof tpath, TRACE);
     snprintf(args, sizeof args, "run --json %s", tpath);
     ck_assert_int_eq(tests_cli(args, &out), 0);
