@@ -182,7 +182,7 @@ static int survey(struct l2_advice *a, struct l2_sim *s, l2_err *e)
     free(order);
     if (a->nbuf == 0)
         return l2_fail(e, "%s: no allocation is accessed: advise needs alloc lines (l2trace writes them)",
-                       a->opts->trace);
+                       l2_trace_label(a->opts->trace));
     return 0;
 }
 

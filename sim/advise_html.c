@@ -198,7 +198,7 @@ int l2_advice_html(FILE *f, const struct l2_advice *a, unsigned top, l2_err *e)
         free(names);
         return l2_fail(e, "out of memory");
     }
-    const char *trace = a->opts && a->opts->trace ? a->opts->trace : "(trace)";
+    const char *trace = a->opts && a->opts->trace ? l2_trace_label(a->opts->trace) : "(trace)";
     const struct l2_plan *base = &a->plan[0];
     char title[LABEL_MAX], b[32], b2[32], b3[32];
     snprintf(title, sizeof title, "l2sim advise: %s", trace);

@@ -157,7 +157,7 @@ int l2_advice_table(FILE *f, const struct l2_advice *a, unsigned top, l2_err *e)
     unsigned ns = l2_advice_suggestions(a, top < MAX_TOP ? top : MAX_TOP, sug);
     const struct l2_plan *b = &a->plan[0];
     char s1[32], s2[32], d[512];
-    fprintf(f, "l2sim %s advise\ntrace: %s: %" PRIu64 " records\n", L2SIM_VERSION, a->opts->trace, a->records);
+    fprintf(f, "l2sim %s advise\ntrace: %s: %" PRIu64 " records\n", L2SIM_VERSION, l2_trace_label(a->opts->trace), a->records);
     search_line(f, a);
     fprintf(f, "\nbaseline (the trace as it is): DRAM %s, hit rate %.2f%%, estimated time %.1f us\n",
             mib(b->dram, s1, sizeof s1), pct_of(b->hits, b->sectors), b->est_ns / 1000);
@@ -263,7 +263,7 @@ int l2_advice_json(FILE *f, const struct l2_advice *a, unsigned top, l2_err *e)
     unsigned ns = l2_advice_suggestions(a, top < MAX_TOP ? top : MAX_TOP, sug);
     const struct l2_plan *b = &a->plan[0];
     fprintf(f, "{\n  \"l2sim\": \"%s\",\n  \"trace\": ", L2SIM_VERSION);
-    l2_json_str(f, a->opts->trace);
+    l2_json_str(f, l2_trace_label(a->opts->trace));
     fprintf(f, ",\n  \"records\": %" PRIu64 ",\n  \"search\": {\"exhaustive\": %s, \"buffers_considered\": %u, "
                "\"buffers_with_traffic\": %u, \"passes\": %u, \"plans\": %u},\n  \"buffers\": [",
             a->records, a->opts->exhaustive ? "true" : "false", a->nbuf, a->nbuf_all, a->passes, a->nplans);

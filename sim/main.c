@@ -392,7 +392,7 @@ static int cmd_run(int argc, char **argv)
     }
     const struct l2_sim *sim = &lane[0];
     l2_variant_warn_unused(sim, &o.common, &syms, stderr);
-    struct l2_run_info ri = {.trace = o.trace, .records = (uint64_t)records, .histogram = o.histogram};
+    struct l2_run_info ri = {.trace = l2_trace_label(o.trace), .records = (uint64_t)records, .histogram = o.histogram};
     if (o.write_expect) {
         FILE *f = fopen(o.write_expect, "w");
         if (!f) {
@@ -529,7 +529,7 @@ static int cmd_compare(int argc, char **argv)
     }
     for (int i = 0; i < o.nvar; i++)
         l2_variant_warn_unused(sp[i], &o.var[i], &syms, stderr);
-    struct l2_run_info ri = {.trace = o.trace, .records = (uint64_t)records};
+    struct l2_run_info ri = {.trace = l2_trace_label(o.trace), .records = (uint64_t)records};
     int w = 0;
     if (o.json)
         w = l2_compare_json(stdout, sp, names, (unsigned)o.nvar, &ri, &e);

@@ -9,12 +9,17 @@
 
 #include "trace_impl.h"
 
+const char *l2_trace_label(const char *path)
+{
+    return strcmp(path, "-") == 0 ? "<stdin>" : path;
+}
+
 int l2_trace_open(struct l2_trace **out, const char *path, struct l2_symtab *syms, l2_err *e)
 {
     struct l2_trace *t = calloc(1, sizeof *t);
     if (!t)
         return l2_fail(e, "out of memory");
-    t->name = strdup(strcmp(path, "-") == 0 ? "<stdin>" : path);
+    t->name = strdup(l2_trace_label(path));
     if (!t->name) {
         free(t);
         return l2_fail(e, "out of memory");

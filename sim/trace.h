@@ -96,6 +96,8 @@ enum l2_trace_format { L2_FMT_TEXT, L2_FMT_BINARY };
 /* Opens path ("-" = standard input), plain or compressed, text or binary.
  * A binary trace's header is read and checked here. */
 int l2_trace_open(struct l2_trace **t, const char *path, struct l2_symtab *syms, l2_err *e);
+/* How reports and messages name a trace path: "<stdin>" for "-". */
+const char *l2_trace_label(const char *path);
 /* Next event: 1, 0 at the end, -1 on error (e names file and line or
  * record).  A binary trace hands out no record of a block of records
  * before that block's checksum has been verified, and a truncated file

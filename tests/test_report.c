@@ -609,6 +609,10 @@ START_TEST(cli_run_and_errors)
     ck_assert_int_eq(tests_cli("compare --variant name= --variant name=b traces/quickstart.trace 2>&1", &out), 2);
     ASSERT_CONTAINS(out, "name= is empty");
     free(out);
+    /* standard input is <stdin> in the report as in messages */
+    ck_assert_int_eq(tests_cli("run - < traces/quickstart.trace | head -2", &out), 0);
+    ASSERT_CONTAINS(out, "trace: <stdin>: 32789 records read");
+    free(out);
     /* a --policy file's policy that no access uses (misspelt or stale) */
     char ppath[64], pargs[256];
     tests_write_temp(ppath, sizeof ppath, "policy a_p interleaved evict_last 1.0\npolicy a_q interleaved evict_last 1.0\n");
