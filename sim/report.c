@@ -367,14 +367,15 @@ int l2_report_table(FILE *f, const struct l2_sim *s, const struct l2_run_info *r
     if (collect(s, &ss, e) < 0)
         return -1;
     fprintf(f, "l2sim %s report\n", L2SIM_VERSION);
-    fprintf(f, "trace: %s: %" PRIu64 " records read, %" PRIu64 " simulated (%" PRIu64 " accesses)\n", ri->trace,
-            ri->records, s->records, s->accesses);
+    fprintf(f, "trace: %s: %" PRIu64 " record%s read, %" PRIu64 " simulated (%" PRIu64 " access%s)\n", ri->trace,
+            ri->records, ri->records == 1 ? "" : "s", s->records, s->accesses, s->accesses == 1 ? "" : "es");
     fprintf(f, "semantics: %s\nconfiguration:\n", sem_name(s->sem));
     l2_config_print(&s->l2.cfg, f, "  ");
     char b1[32];
-    fprintf(f, "  derived: %u partitions x %u sets x %llu ways; set-aside at end %s (%u ways per set)\n",
-            s->l2.nparts, s->l2.sets, (unsigned long long)s->l2.cfg.ways, l2_fmt_bytes(s->l2.setaside, b1, sizeof b1),
-            s->l2.quota);
+    fprintf(f, "  derived: %u partition%s x %u set%s x %llu way%s; set-aside at end %s (%u way%s per set)\n",
+            s->l2.nparts, s->l2.nparts == 1 ? "" : "s", s->l2.sets, s->l2.sets == 1 ? "" : "s",
+            (unsigned long long)s->l2.cfg.ways, s->l2.cfg.ways == 1 ? "" : "s",
+            l2_fmt_bytes(s->l2.setaside, b1, sizeof b1), s->l2.quota, s->l2.quota == 1 ? "" : "s");
     describe_defs(f, s);
     uint32_t cur = UINT32_MAX;
     const struct l2_keval *hist = NULL; /* histograms to print before the next kernel */

@@ -64,7 +64,7 @@ timed() {
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 # rate SECONDS [COUNT]: millions of COUNT (default: the accesses) per second
-rate() { awk -v n="${2:-$N}" -v s="$1" 'BEGIN { if (s > 0) printf "%.1f", n / s / 1e6; else print "inf" }'; }
+rate() { awk -v n="${2:-$N}" -v s="$1" 'BEGIN { if (s >= 0.01) printf "%.1f", n / s / 1e6; else print "(too short)" }'; }
 
 # measure NAME CMD...: RUNS timed runs; sets M_TIME (median seconds).
 measure() {
@@ -152,7 +152,7 @@ RSS_MIB=$(awk -v k="$B_RSS" 'BEGIN { printf "%.1f", k / 1024 }')
 echo
 echo "l2sim bench: $N accesses, median of $RUNS runs, $CFG, hardware semantics, output to /dev/null"
 echo "machine: $(nproc) CPUs; md5sum over the ${BIN_MB} MB binary trace: ${MD5_TIME} s" \
-    "($(awk -v m="$BIN_MB" -v s="$MD5_TIME" 'BEGIN { if (s > 0) printf "%.0f", m / s; else print "inf" }') MB/s)"
+    "($(awk -v m="$BIN_MB" -v s="$MD5_TIME" 'BEGIN { if (s >= 0.01) printf "%.0f MB/s", m / s; else print "too short to time: use more accesses" }'))"
 echo
 printf '%-38s %-24s %-22s %s\n' "measurement" "result" "target" ""
 printf '%-38s %-24s %-22s %s\n' "(a) text input" "$A_RATE M lines/s" ">= 15 M lines/s" \
