@@ -103,6 +103,29 @@ calibrate: all
 	mv calibration/report.tmp calibration/report.txt
 	cat calibration/report.txt
 
+# libFuzzer harnesses (tests/fuzz/): each runs FUZZ_SECONDS over its seed
+# corpus (tests/fuzz/corpus/NAME; new inputs go to $(BUILD)/fuzz/NAME, a
+# crash to $(BUILD)/fuzz/NAME-crash-*, and fails the target)
+FUZZ_SECONDS ?= 10
+FUZZ_CC      ?= clang
+FUZZ_FLAGS   := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+FUZZ_NAMES   := text binary config policy
+fuzz-src = tests/fuzz/fuzz_$(if $(filter text binary,$(1)),trace,$(1)).c
+.PHONY: fuzz
+$(BUILD)/fuzz/fuzz-%: tests/fuzz/*.c tests/fuzz/fuzz.h $(LIB_SRC) sim/*.h $(STAMP)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CSTD) $(WARN) $(FUZZ_FLAGS) -pthread -Isim -o $@ $(call fuzz-src,$*) $(LIB_SRC) $(ZLIBS) -lm
+fuzz: $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz-%)
+	@for n in $(FUZZ_NAMES); do \
+	    mkdir -p $(BUILD)/fuzz/$$n && \
+	    echo "fuzz: $$n for $(FUZZ_SECONDS) s" && \
+	    $(BUILD)/fuzz/fuzz-$$n -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
+	        -artifact_prefix=$(BUILD)/fuzz/$$n-crash- -print_final_stats=1 \
+	        $(BUILD)/fuzz/$$n tests/fuzz/corpus/$$n > $(BUILD)/fuzz/$$n.log 2>&1; st=$$?; \
+	    grep -E '^stat::number_of_executed_units' $(BUILD)/fuzz/$$n.log; \
+	    if [ $$st -ne 0 ]; then tail -n 40 $(BUILD)/fuzz/$$n.log; exit 1; fi; \
+	done
+
 # the GPU probe, where a CUDA toolkit is installed (tools/hwprobe/README.md)
 NVCC ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
 hwprobe:
