@@ -103,6 +103,19 @@ calibrate: all
 	mv calibration/report.tmp calibration/report.txt
 	cat calibration/report.txt
 
+# make install PREFIX=DIR (default /usr/local; DESTDIR for staging): the
+# programs, the configurations, the sample traces, the man page and the README
+PREFIX ?= /usr/local
+.PHONY: install
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/l2sim/configs \
+	    $(DESTDIR)$(PREFIX)/share/l2sim/traces $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/doc/l2sim
+	install -m 755 $(BUILD)/l2sim $(BUILD)/tracegen $(BUILD)/scengen $(DESTDIR)$(PREFIX)/bin
+	install -m 644 configs/*.cfg $(DESTDIR)$(PREFIX)/share/l2sim/configs
+	install -m 644 traces/* $(DESTDIR)$(PREFIX)/share/l2sim/traces
+	install -m 644 docs/l2sim.1 $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 644 README.md $(DESTDIR)$(PREFIX)/share/doc/l2sim
+
 # libFuzzer harnesses (tests/fuzz/): each runs FUZZ_SECONDS over its seed
 # corpus (tests/fuzz/corpus/NAME; new inputs go to $(BUILD)/fuzz/NAME, a
 # crash to $(BUILD)/fuzz/NAME-crash-*, and fails the target)

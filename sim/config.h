@@ -62,7 +62,7 @@ enum l2_smmap { L2_SMMAP_LIST(L2_X_ENUM) L2_NSMMAP };
     X(policy_seed, CFG_UINT, 0, UINT32_MAX, 0, NULL,                                            \
       "seed of the address hash that picks interleaved and window shares")                      \
     X(dram_atom, CFG_BYTES, 8, 1024, 32, NULL,                                                  \
-      "DRAM read granule: a missing sector costs the granules it overlaps")                     \
+      "DRAM read and fill granule: a missing sector is read and filled with the rest of its granule") \
     /* timing model (see timing.h); none of these changes a hit rate */                         \
     X(clock_mhz, CFG_DOUBLE, 1, 100000, 1980, NULL,                                             \
       "SM clock in MHz: the cycle of latencies, @CYCLE and the ..._per_clk rates")              \

@@ -97,7 +97,7 @@ static void help_run(FILE *f)
     fprintf(f, "  --write-expect FILE  also save the hit rates as an expectation file\n"
                "  --expect FILE      compare the hit rates with FILE; exit 1 and print the differences\n"
                "                     when one moved by more than the tolerance\n"
-               "  --tolerance PP     allowed difference in percentage points (default 0)\n"
+               "  --tolerance PP     allowed difference in percentage points (default 0; with --expect)\n"
                "  --histogram        table: after each kernel's rows and the totals', print their latency\n"
                "                     histograms (JSON always holds them; CSV has none)\n"
                "\nconfiguration keys (for --set and config files):\n");
