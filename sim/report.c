@@ -748,7 +748,7 @@ int l2_compare_table(FILE *f, struct l2_sim *const *v, const char *const *names,
     struct scopes *ss = collect_all(v, n, e);
     if (!ss)
         return -1;
-    double *vals = malloc(n * sizeof *vals); /* a row's hit rate in every variant */
+    double *vals = malloc(3 * n * sizeof *vals); /* a row's hit rate in every variant; time; DRAM */
     if (!vals) {
         free_all(ss, n);
         return l2_fail(e, "out of memory");
@@ -799,6 +799,45 @@ int l2_compare_table(FILE *f, struct l2_sim *const *v, const char *const *names,
                 fprintf(f, "  %-11s", "-");
             else
                 fprintf(f, "  %+-11.2f", 100 * (vals[i] - base));
+        }
+        fputc('\n', f);
+    }
+    /* what the hit rates cost: each kernel's estimated time and DRAM traffic */
+    fprintf(f, "\nestimated time (us) and DRAM bytes read + written (MB) per kernel; delta = variant / variant 1 "
+               "- 1, in %%\n");
+    fprintf(f, "%-36s", "kernel");
+    for (unsigned i = 0; i < n; i++)
+        fprintf(f, " %9.9s us %9.9s MB", names[i], names[i]);
+    for (unsigned i = 1; i < n; i++)
+        fprintf(f, "  d%-2u us%% d%-2u MB%%", i + 1, i + 1);
+    fputc('\n', f);
+    for (size_t r = 0; r < ss[0].n; r++) {
+        const struct scope *a = &ss[0].v[r];
+        if (a->kind != SC_ALL)
+            continue;
+        char label[200];
+        snprintf(label, sizeof label, "%u:%s", a->kernel, a->kname);
+        fprintf(f, "%-36.36s", label);
+        double *t = vals + n, *d = vals + 2 * n;
+        for (unsigned i = 0; i < n; i++) {
+            t[i] = d[i] = NAN;
+            for (size_t q = 0; q < ss[i].n; q++) {
+                const struct scope *b = &ss[i].v[q];
+                if (b->kernel == a->kernel && b->kind == SC_ALL) {
+                    t[i] = b->ev ? b->ev->est_ns / 1000 : NAN;
+                    d[i] = (double)dram_bytes(b->c) / 1e6;
+                    break;
+                }
+            }
+            fprintf(f, " %12.2f %12.3f", t[i], d[i]);
+        }
+        for (unsigned i = 1; i < n; i++) {
+            char dt[16] = "-", dd[16] = "-";
+            if (t[0] > 0 && !isnan(t[i]))
+                snprintf(dt, sizeof dt, "%+.1f", 100 * (t[i] / t[0] - 1));
+            if (d[0] > 0 && !isnan(d[i]))
+                snprintf(dd, sizeof dd, "%+.1f", 100 * (d[i] / d[0] - 1));
+            fprintf(f, "  %7s %7s", dt, dd);
         }
         fputc('\n', f);
     }

@@ -567,6 +567,18 @@ START_TEST(compare_two_variants)
     ck_assert_double_eq_tol(h1, 50.0, 1e-9);
     ck_assert_double_eq_tol(h2, 0.0, 1e-9);
     ck_assert_double_eq_tol(d, -50.0, 1e-9);
+    /* the time and DRAM section: two passes over 64 KiB; h100 reads it
+     * from DRAM once, tiny twice: DRAM +100% (MB printed to 3 decimals) */
+    row = strstr(t, "\nestimated time (us) and DRAM bytes");
+    ck_assert_ptr_nonnull(row);
+    row = strstr(row, "\n1:sweep");
+    ck_assert_ptr_nonnull(row);
+    double t1, m1, t2, m2, dt, dm;
+    ck_assert_int_eq(sscanf(row + 1, "1:sweep %lf %lf %lf %lf %lf %lf", &t1, &m1, &t2, &m2, &dt, &dm), 6);
+    ck_assert_double_eq_tol(m1, 0.066, 1e-9);
+    ck_assert_double_eq_tol(m2, 0.131, 1e-9);
+    ck_assert_double_eq_tol(dm, 100.0, 1e-9);
+    ck_assert(t2 > t1 && dt > 0);
     free(t);
     f = tmpfile();
     l2_compare_json(f, v, names, 2, &ri, NULL);
