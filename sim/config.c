@@ -274,6 +274,33 @@ const char *l2_config_entry(const struct l2_config *c, size_t i, const char **na
     return key_value(c, &keys[i], buf, n);
 }
 
+const char *l2_config_entry_json(const struct l2_config *c, size_t i, const char **name, char *buf, size_t n,
+                                 int *text)
+{
+    if (i >= NKEYS)
+        return NULL;
+    const struct cfg_key *k = &keys[i];
+    const char *base = (const char *)c + k->off;
+    *name = k->name;
+    *text = 0;
+    uint64_t u;
+    double d;
+    switch (k->type) {
+    case CFG_BYTES:
+    case CFG_UINT:
+        memcpy(&u, base, sizeof u);
+        snprintf(buf, n, "%llu", (unsigned long long)u);
+        return buf;
+    case CFG_DOUBLE:
+        memcpy(&d, base, sizeof d);
+        snprintf(buf, n, "%.15g", d);
+        return buf;
+    default:
+        *text = 1;
+        return key_value(c, k, buf, n);
+    }
+}
+
 void l2_config_print(const struct l2_config *c, FILE *f, const char *prefix)
 {
     char buf[80];

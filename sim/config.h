@@ -129,5 +129,10 @@ const char *l2_config_get(const struct l2_config *c, const char *key, char *buf,
 /* Key i of the table (in its order) and its value as text; NULL past the
  * last key. */
 const char *l2_config_entry(const struct l2_config *c, size_t i, const char **name, char *buf, size_t n);
+/* The same as a JSON value: numbers for numeric keys (byte counts as whole
+ * bytes), *text = 1 for the text keys (name, sm_map, set_hash), whose
+ * value the caller quotes. */
+const char *l2_config_entry_json(const struct l2_config *c, size_t i, const char **name, char *buf, size_t n,
+                                 int *text);
 
 #endif

@@ -572,9 +572,13 @@ static void json_body(FILE *f, const struct l2_sim *s, const struct scopes *ss, 
             ind, ri->records, ind, s->records, ind, s->accesses);
     fprintf(f, "%s\"semantics\": \"%s\",\n%s\"config\": {", ind, sem_name(s->sem), ind);
     const char *key, *value;
-    for (size_t i = 0; (value = l2_config_entry(&s->l2.cfg, i, &key, buf, sizeof buf)) != NULL; i++) {
+    int text;
+    for (size_t i = 0; (value = l2_config_entry_json(&s->l2.cfg, i, &key, buf, sizeof buf, &text)) != NULL; i++) {
         fprintf(f, "%s\"%s\": ", i ? ", " : "", key);
-        l2_json_str(f, value);
+        if (text)
+            l2_json_str(f, value);
+        else
+            fputs(value, f);
     }
     fprintf(f, "},\n%s\"policies\": [", ind);
     for (uint32_t i = 0; i < s->ndefs; i++) {

@@ -938,7 +938,7 @@ START_TEST(report_fields)
     HAS(t, "\"by_priority\": {\n");
     HAS(t, "\"evict_last\": {\"near_hit\": [4, 0,");
     HAS(t, "\"bound_ns\": {\"l2_slices\": 0.0, \"crossing\": 0.0, \"dram\": 32.0, \"mshr\": 12.5, ");
-    HAS(t, "\"clock_mhz\": \"1000\"");
+    HAS(t, "\"clock_mhz\": 1000,");
     free(t);
 
     t = report(&r.sim, 2, 0);
