@@ -654,70 +654,65 @@ static void csv_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
-/* One CSV row: a kernel's counters (buffer NULL: no buffer column), or
- * one buffer's with its share of the kernel's DRAM traffic. */
-static void csv_row(FILE *f, const char *variant, uint32_t index, const struct l2_kstats *k, const char *buffer,
-                    const struct l2_counters *c, double est_ns, int buffers)
+/* One CSV row: a scope of a kernel (index 0: the totals) with its
+ * estimated time (the kernel's, on its "all" row) and its share of the
+ * kernel's DRAM traffic. */
+static void csv_row(FILE *f, const char *variant, const struct l2_sim *s, const struct scope *sc,
+                    const struct l2_counters *all)
 {
     if (variant) {
         csv_str(f, variant);
         fputc(',', f);
     }
-    fprintf(f, "%u,", index);
-    csv_str(f, k->name);
-    fprintf(f, ",%u", k->stream);
-    if (buffers) {
-        fputc(',', f);
-        csv_str(f, buffer ? buffer : "(all)");
-    }
-    const uint64_t *v = (const uint64_t *)c;
+    fprintf(f, "%u,", sc->kernel);
+    csv_str(f, sc->kname);
+    if (sc->kernel)
+        fprintf(f, ",%u,%s,", s->k[sc->kernel - 1].stream, kind_names[sc->kind]);
+    else
+        fprintf(f, ",,%s,", kind_names[sc->kind]);
+    if (sc->kind != SC_ALL)
+        csv_str(f, sc->name);
+    const uint64_t *v = (const uint64_t *)sc->c;
     for (size_t j = 0; j < L2_NCOUNTERS; j++)
         fprintf(f, ",%" PRIu64, v[j]);
     for (unsigned m = 0; m < NRATES; m++) {
-        double r = scope_rate(c, m);
+        double r = scope_rate(sc->c, m);
         if (isnan(r))
             fputs(",", f);
         else
             fprintf(f, ",%.6f", r);
     }
-    if (buffer)
-        fputs(",", f);
+    if (sc->kind == SC_ALL)
+        fprintf(f, ",%.1f", sc->ev->est_ns);
     else
-        fprintf(f, ",%.1f", est_ns);
-    if (buffers) {
-        double sh = dram_share(c, &k->total);
-        if (isnan(sh))
-            fputs(",", f);
-        else
-            fprintf(f, ",%.6f", sh);
-    }
-    fputc('\n', f);
+        fputs(",", f);
+    double sh = dram_share(sc->c, all);
+    if (isnan(sh))
+        fputs(",\n", f);
+    else
+        fprintf(f, ",%.6f\n", sh);
 }
 
 int l2_report_csv(FILE *f, const struct l2_sim *s, int with_header, const char *variant, l2_err *e)
 {
-    struct l2_keval *ev = evaluate(s);
-    if (!ev)
-        return l2_fail(e, "out of memory");
-    const int buffers = s->buf.nrow > 1;
+    struct scopes ss;
+    if (collect(s, &ss, e) < 0)
+        return -1;
     if (with_header) {
-        fputs(variant ? "variant,index,kernel,stream" : "index,kernel,stream", f);
-        if (buffers)
-            fputs(",buffer", f);
+        fputs(variant ? "variant,index,kernel,stream,scope,name" : "index,kernel,stream,scope,name", f);
         for (size_t i = 0; i < L2_NCOUNTERS; i++)
             fprintf(f, ",%s", l2_counter_names[i]);
         for (unsigned m = 0; m < NRATES; m++)
             fprintf(f, ",%s", rate_names[m]);
-        fputs(buffers ? ",est_ns,dram_share\n" : ",est_ns\n", f);
+        fputs(",est_ns,dram_share\n", f);
     }
-    for (uint32_t i = 0; i < s->nk; i++) {
-        const struct l2_kstats *k = &s->k[i];
-        csv_row(f, variant, i + 1, k, NULL, &k->total, ev[i].est_ns, buffers);
-        for (uint32_t b = 0; b < k->nbuf; b++)
-            if (used(&k->buf[b]))
-                csv_row(f, variant, i + 1, k, s->buf.row[b].name, &k->buf[b], 0, buffers);
+    const struct l2_counters *all = NULL; /* the kernel's "all" row comes first */
+    for (size_t i = 0; i < ss.n; i++) {
+        if (ss.v[i].kind == SC_ALL)
+            all = ss.v[i].c;
+        csv_row(f, variant, s, &ss.v[i], all);
     }
-    free(ev);
+    scopes_free(&ss);
     return 0;
 }
 

@@ -106,7 +106,7 @@ START_TEST(policy_lines_reproduce_prediction)
     char cmd[512], *out;
     snprintf(cmd, sizeof cmd,
              "run --set l2_size=1MiB --set setaside=0 --set setaside_max=512KiB --set sms=8 --policy %s --csv %s | "
-             "awk -F, 'NR > 1 && $4 == \"(all)\" { s += $13 + $14 } END { print s }'",
+             "awk -F, 'NR > 1 && $1 != 0 && $4 == \"all\" { s += $14 + $15 } END { print s }'",
              pol, path);
     ck_assert_int_eq(tests_cli(cmd, &out), 0);
     char want[32];

@@ -313,9 +313,9 @@ START_TEST(buffer_reports)
     free(out);
     snprintf(cmd, sizeof cmd, "run --csv %s", tp);
     ck_assert_int_eq(tests_cli(cmd, &out), 0);
-    ASSERT_CONTAINS(out, "index,kernel,stream,buffer,accesses,");
-    ASSERT_CONTAINS(out, "\n1,k,0,(all),55,");
-    ASSERT_CONTAINS(out, "\n1,k,0,b0,1,32,");
+    ASSERT_CONTAINS(out, "index,kernel,stream,scope,name,accesses,");
+    ASSERT_CONTAINS(out, "\n1,k,0,all,,55,");
+    ASSERT_CONTAINS(out, "\n1,k,0,buffer,b0,1,32,");
     free(out);
     char ep[64];
     tests_write_temp(ep, sizeof ep, "");

@@ -318,21 +318,26 @@ START_TEST(csv_rows)
     l2_report_csv(f, &r.sim, 1, NULL, NULL);
     char *s = tests_slurp(f);
     fclose(f);
-    ck_assert(strncmp(s, "index,kernel,stream,accesses,sectors,", 37) == 0);
-    unsigned lines = 0;
-    for (const char *p = s; *p; p++)
-        lines += *p == '\n';
-    ck_assert_uint_eq(lines, 1 + 3);
-    ASSERT_CONTAINS(s, "\n1,fill,0,");
-    ASSERT_CONTAINS(s, "\n2,reuse,1,");
-    ASSERT_CONTAINS(s, "\n3,stores,0,1,4,0,"); /* 1 access, 4 sectors, 0 hits */
+    ck_assert(strncmp(s, "index,kernel,stream,scope,name,accesses,sectors,", 48) == 0);
+    /* one row per kernel and scope, then the totals' (index 0, no stream):
+     * an "all" row for each of the 3 kernels and the totals */
+    unsigned all = 0;
+    for (const char *p = strstr(s, ",all,,"); p; p = strstr(p + 1, ",all,,"))
+        all++;
+    ck_assert_uint_eq(all, 4);
+    ASSERT_CONTAINS(s, "\n1,fill,0,all,,");
+    ASSERT_CONTAINS(s, "\n2,reuse,1,all,,");
+    ASSERT_CONTAINS(s, "\n3,stores,0,all,,1,4,0,"); /* 1 access, 4 sectors, 0 hits */
+    ASSERT_CONTAINS(s, "\n0,totals,,all,,");
+    ASSERT_CONTAINS(s, "\n2,reuse,1,tag,hot,");
+    ASSERT_CONTAINS(s, "\n0,totals,,priority,evict_last,");
     free(s);
     f = tmpfile();
     l2_report_csv(f, &r.sim, 1, "v1", NULL);
     s = tests_slurp(f);
     fclose(f);
     ck_assert(strncmp(s, "variant,index,kernel,stream,", 28) == 0);
-    ASSERT_CONTAINS(s, "\nv1,1,fill,0,");
+    ASSERT_CONTAINS(s, "\nv1,1,fill,0,all,,");
     free(s);
     tests_run_end(&r);
 }

@@ -942,8 +942,8 @@ START_TEST(report_fields)
     free(t);
 
     t = report(&r.sim, 2, 0);
-    HAS(t, ",unspecified_accesses,merged_sectors,hit_rate,near_hit_rate,read_hit_rate,est_ns\n");
-    HAS(t, ",1132.0\n");
+    HAS(t, ",unspecified_accesses,merged_sectors,hit_rate,near_hit_rate,read_hit_rate,est_ns,dram_share\n");
+    HAS(t, ",1132.0,1.000000\n");
     free(t);
     tests_run_end(&r);
 }

@@ -68,8 +68,8 @@ FNR == 1 { span = FILENAME !~ /measurements\.csv$/; file[++nf] = FILENAME; next 
     sim = ""; nsim = ""; tsim = ""
     while ((getline line < f) > 0) {
         split(line, c, ",")
-        if (c[2] == "measured") { sim = 100 * (1 - c[dr] / (32 * c[sc])); nsim = 100 * c[nr]; tsim = c[tc] }
-        if (c[1] == "index") { for (k in c) { if (c[k] == "dram_read_bytes") dr = k; if (c[k] == "sectors") sc = k; if (c[k] == "near_hit_rate") nr = k; if (c[k] == "est_ns") tc = k } }
+        if (c[2] == "measured" && c[sp] == "all") { sim = 100 * (1 - c[dr] / (32 * c[sc])); nsim = 100 * c[nr]; tsim = c[tc] }
+        if (c[1] == "index") { for (k in c) { if (c[k] == "dram_read_bytes") dr = k; if (c[k] == "scope") sp = k; if (c[k] == "sectors") sc = k; if (c[k] == "near_hit_rate") nr = k; if (c[k] == "est_ns") tc = k } }
     }
     close(f)
     if (sim == "") { if (system("test -f " f) == 0) { printf "%-5s no result\n", id; bad++ }; next }

@@ -42,7 +42,8 @@ def ncu_rows(path, match):
 def sim_rows(path):
     out = []
     for r in csv.DictReader(open(path)):
-        if r.get("buffer", "(all)") != "(all)":
+        # a kernel's "all" row (older files: a buffer column, "(all)")
+        if r.get("scope", "all") != "all" or r.get("buffer", "(all)") != "(all)" or r["index"] == "0":
             continue
         f = lambda k: float(r[k]) * 100 if r[k] != "" else float("nan")
         out.append({"name": r["kernel"], "hit": f("hit_rate"), "read_hit": f("read_hit_rate"),

@@ -26,7 +26,7 @@ def run(policy):
         out = subprocess.run(args, capture_output=True, text=True, check=True).stdout
     s = h = rd = 0
     for r in csv.DictReader(io.StringIO(out)):
-        if r["buffer"] == "(all)" and int(r["index"]) >= first:
+        if r["scope"] == "all" and int(r["index"]) >= first:
             s, h, rd = s + int(r["sectors"]), h + int(r["sector_hits"]), rd + int(r["dram_read_bytes"])
     return s, h, rd
 
