@@ -446,6 +446,13 @@ static double parse_num(const std::string& s0, const char* what) {
   return v;
 }
 
+// A whole number in [lo, hi] (a diagnostic switch's value).
+static int parse_int(const std::string& s, const char* what, int lo, int hi) {
+  double v = parse_num(s, what);
+  if (v != std::floor(v) || v < lo || v > hi) die("%s must be a whole number in range, not '%s'", what, s.c_str());
+  return (int)v;
+}
+
 static double parse_kv(const std::string& s0, const char* key) {
   std::string s = trim(s0);
   std::string k = std::string(key) + "=";
@@ -599,10 +606,10 @@ int main(int argc, char** argv) {
     else if (a == "--profile-range") profrange = true;
     else if (a == "--range-all") range_all = true;
     else if (a == "--omit-measured") omit_measured = true;
-    else if (a == "--gap-us" && i + 1 < argc) gap_us = atoi(argv[++i]);
+    else if (a == "--gap-us" && i + 1 < argc) gap_us = parse_int(argv[++i], "--gap-us", 0, 100000000);
     else if (a == "--sync") sync_steps = true;
     else if (a == "--stream0") stream0 = true;
-    else if (a == "--repeat" && i + 1 < argc) repeat = atoi(argv[++i]);
+    else if (a == "--repeat" && i + 1 < argc) repeat = parse_int(argv[++i], "--repeat", 1, 1000000);
     else usage();
   }
   if (info) {
