@@ -117,32 +117,40 @@ static int parse_u64_prefix(const char *s, size_t n, uint64_t *out, size_t *used
     return 0;
 }
 
+size_t l2_utf8_len(const char *p)
+{
+    const unsigned char *s = (const unsigned char *)p;
+    unsigned char c = s[0];
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xc2 && c <= 0xdf)
+        return (s[1] & 0xc0) == 0x80 ? 2 : 0;
+    if (c >= 0xe0 && c <= 0xef) {
+        if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80)
+            return 0;
+        if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] >= 0xa0)) /* overlong; surrogates */
+            return 0;
+        return 3;
+    }
+    if (c >= 0xf0 && c <= 0xf4) {
+        if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 || (s[3] & 0xc0) != 0x80)
+            return 0;
+        if ((c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] >= 0x90))
+            return 0;
+        return 4;
+    }
+    return 0;
+}
+
 size_t l2_text_bad_at(const char *s, size_t n)
 {
-    const unsigned char *u = (const unsigned char *)s;
     size_t i = 0;
     while (i < n) {
-        unsigned c = u[i];
-        if (c < 0x80) {
-            if ((c < 0x20 && c != '\t' && c != '\r') || c == 0x7f)
-                return i;
-            i++;
-            continue;
-        }
-        /* lead byte: length and the smallest code point it may encode */
-        unsigned len = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
-        if (!len || i + len > n)
+        unsigned char c = (unsigned char)s[i];
+        size_t k = c < 0x80 ? 1 : l2_utf8_len(s + i);
+        if (c == 0 || (c < 0x20 && c != '\t' && c != '\r') || c == 0x7f || k == 0 || i + k > n)
             return i;
-        uint32_t cp = c & (0x7fu >> len);
-        for (unsigned k = 1; k < len; k++) {
-            if ((u[i + k] & 0xc0) != 0x80)
-                return i;
-            cp = cp << 6 | (u[i + k] & 0x3fu);
-        }
-        if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-            (cp >= 0xd800 && cp <= 0xdfff))
-            return i;
-        i += len;
+        i += k;
     }
     return n;
 }

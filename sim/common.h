@@ -41,6 +41,10 @@ int l2_parse_u64(const char *s, size_t n, uint64_t *out, l2_err *e);
  * invalid or overlong UTF-8 sequence; n when all is text.  Names checked
  * with it can be printed in messages and JSON as they are. */
 size_t l2_text_bad_at(const char *s, size_t n);
+/* Length of the valid UTF-8 sequence at s (1 to 4; 1 for an ASCII byte),
+ * or 0 when the byte at s does not start one (overlong forms and
+ * surrogates included).  s is NUL-terminated or holds the whole sequence. */
+size_t l2_utf8_len(const char *s);
 int l2_parse_bytes(const char *s, size_t n, uint64_t *out, l2_err *e);
 int l2_parse_double(const char *s, size_t n, double *out, l2_err *e);
 

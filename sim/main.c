@@ -229,6 +229,8 @@ static int parse_variant(char *spec, struct l2_variant *v, const struct l2_varia
         if (strcmp(item, "name") == 0) {
             if (!*val)
                 return usage_error(cmd, "a variant's name= is empty");
+            if (l2_text_bad_at(val, strlen(val)) < strlen(val))
+                return usage_error(cmd, "a variant's name= holds a control byte or invalid UTF-8");
             v->name = val;
         }
         else if (strcmp(item, "config") == 0)

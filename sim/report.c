@@ -421,14 +421,20 @@ int l2_report_table(FILE *f, const struct l2_sim *s, const struct l2_run_info *r
 void l2_json_str(FILE *f, const char *s)
 {
     fputc('"', f);
-    for (; *s; s++) {
+    while (*s) {
         unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
+        size_t k = l2_utf8_len(s);
+        if (k == 0) { /* not UTF-8 (a file name, a variant name): JSON must be */
+            fputs("\\ufffd", f);
+            k = 1;
+        } else if (c == '"' || c == '\\') {
             fprintf(f, "\\%c", c);
-        else if (c < 0x20)
+        } else if (c < 0x20 || c == 0x7f) {
             fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
+        } else {
+            fwrite(s, 1, k, f);
+        }
+        s += k;
     }
     fputc('"', f);
 }

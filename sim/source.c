@@ -282,11 +282,21 @@ int l2_sink_open(struct l2_sink **out, const char *path, enum l2_comp comp, l2_e
          * it was; anything else (a device, a pipe) is written directly. */
         struct stat st;
         int exists = stat(path, &st) == 0;
+        if (exists && S_ISREG(st.st_mode)) { /* through symbolic links: the file they name is replaced */
+            char *real = realpath(path, NULL);
+            if (!real) {
+                int err = errno;
+                l2_sink_abort(s);
+                return l2_fail(e, "%s: %s", path, strerror(err));
+            }
+            free(s->path);
+            s->path = real;
+        }
         if (!exists || S_ISREG(st.st_mode)) {
-            size_t n = strlen(path) + sizeof ".tmpXXXXXX";
+            size_t n = strlen(s->path) + sizeof ".tmpXXXXXX";
             int fd = -1;
             if ((s->tmp = malloc(n)) != NULL) {
-                snprintf(s->tmp, n, "%s.tmpXXXXXX", path);
+                snprintf(s->tmp, n, "%s.tmpXXXXXX", s->path);
                 fd = mkstemp(s->tmp);
             }
             if (fd < 0) {

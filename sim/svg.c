@@ -6,6 +6,8 @@
  */
 #include "svg.h"
 
+#include "common.h"
+
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -14,38 +16,12 @@
 #define SMALL_W 5.6 /* a 10 px character (ticks) */
 #define VAL_W 5.2   /* a 9 px character (bar values) */
 
-/* Length of the valid UTF-8 sequence at s (1 to 4), or 0 when the byte
- * at s does not start one. */
-static size_t utf8_len(const unsigned char *s)
-{
-    unsigned char c = s[0];
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xc2 && c <= 0xdf)
-        return (s[1] & 0xc0) == 0x80 ? 2 : 0;
-    if (c >= 0xe0 && c <= 0xef) {
-        if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80)
-            return 0;
-        if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] >= 0xa0)) /* overlong; surrogates */
-            return 0;
-        return 3;
-    }
-    if (c >= 0xf0 && c <= 0xf4) {
-        if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 || (s[3] & 0xc0) != 0x80)
-            return 0;
-        if ((c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] >= 0x90))
-            return 0;
-        return 4;
-    }
-    return 0;
-}
-
 /* Writes the character at s escaped; returns the bytes it took.  Bytes
  * that are not UTF-8 and control characters (which XML cannot hold)
  * become U+FFFD. */
 static size_t esc_one(FILE *f, const char *s)
 {
-    size_t n = utf8_len((const unsigned char *)s);
+    size_t n = l2_utf8_len(s);
     if (n == 0) {
         fputs("\xef\xbf\xbd", f);
         return 1;
@@ -90,7 +66,7 @@ static size_t nchars(const char *s)
 {
     size_t n = 0;
     while (*s) {
-        size_t k = utf8_len((const unsigned char *)s);
+        size_t k = l2_utf8_len(s);
         s += k ? k : 1;
         n++;
     }
@@ -111,7 +87,7 @@ void l2_html_escape_cut(FILE *f, const char *s, size_t max)
         s += esc_one(f, s);
     fputs("...", f);
     for (size_t i = head; i < n - tail; i++) { /* skip to the tail */
-        size_t k = utf8_len((const unsigned char *)s);
+        size_t k = l2_utf8_len(s);
         s += k ? k : 1;
     }
     l2_html_escape(f, s);

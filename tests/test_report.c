@@ -639,6 +639,17 @@ START_TEST(cli_run_and_errors)
     ck_assert_int_eq(tests_cli("compare --variant name= --variant name=b traces/quickstart.trace 2>&1", &out), 2);
     ASSERT_CONTAINS(out, "name= is empty");
     free(out);
+    ck_assert_int_eq(tests_cli("compare --variant name=$(printf 'a\\001') --variant name=b traces/quickstart.trace 2>&1",
+                               &out), 2);
+    ASSERT_CONTAINS(out, "name= holds a control byte or invalid UTF-8");
+    free(out);
+    /* a trace path that is not UTF-8 still makes JSON that parses (U+FFFD) */
+    ck_assert_int_eq(tests_cli("run - < /dev/null; d=$(mktemp -d) && cp traces/quickstart.trace \"$d/t$(printf '\\377').trace\" && "
+                               "$L2SIM run --json \"$d\"/t*.trace | python3 -c 'import json,sys; "
+                               "print(json.load(sys.stdin)[\"trace\"].endswith(\"t\\ufffd.trace\"))'; rm -rf \"$d\"",
+                               &out), 0);
+    ASSERT_CONTAINS(out, "True");
+    free(out);
     /* standard input is <stdin> in the report as in messages */
     ck_assert_int_eq(tests_cli("run - < traces/quickstart.trace | head -2", &out), 0);
     ASSERT_CONTAINS(out, "trace: <stdin>: 32789 records read");

@@ -799,7 +799,16 @@ START_TEST(cli_errors_print_no_report)
     ck_assert_str_eq(out, "640\n");
     free(out);
     free(err);
-    snprintf(cmd, sizeof cmd, "rm -f %s.cut %s.x", bp, bp);
+    /* OUT a symbolic link: the file it names is replaced, the link stays */
+    snprintf(cmd, sizeof cmd,
+             "rm -f %s.x %s.l && echo keep > %s.x && ln -s %s.x %s.l && %s convert %s %s.l && test -L %s.l && "
+             "%s run %s.x > /dev/null && echo ok",
+             bp, bp, bp, bp, bp, tests_l2sim(), tp, bp, bp, tests_l2sim(), bp);
+    ck_assert_int_eq(tests_sh(cmd, &out, &err), 0);
+    ck_assert_str_eq(out, "ok\n");
+    free(out);
+    free(err);
+    snprintf(cmd, sizeof cmd, "rm -f %s.cut %s.x %s.l", bp, bp, bp);
     ck_assert_int_eq(system(cmd), 0);
     unlink(tp);
     unlink(bp);
