@@ -221,7 +221,7 @@ __global__ void __launch_bounds__(512) scrub_kernel(char* base, size_t nbytes, u
 // of the region (g: uniform; z: a power law, hot head = first 1/16), or
 // c[i] = a[i] + b[i] over three arrays of the region's size. Each access takes
 // its own policy (pol[0..2]; 0 = no hint).
-enum XOp { X_GATHER = 0, X_SKEW, X_ADD };
+enum XOp { X_GATHER = 0, X_SKEW, X_ADD, X_SKEWU };
 
 struct XArgs {
   char* base;
@@ -268,8 +268,10 @@ __device__ __forceinline__ void xbody(const XArgs a, unsigned* sink, int dump) {
     for (size_t iter = 0;; ++iter) {
       const size_t k = (iter * gridDim.x + blk) * wpb + warp;
       if (k >= a.nwarp) break;
-      const uint64_t c = xpiece(mix32((uint32_t)(k * ng + g)), npieces, OP == X_SKEW);
-      const uint64_t pol = OP == X_SKEW && c >= hot ? a.pol[1] : a.pol[0];
+      const uint64_t c = xpiece(mix32((uint32_t)(k * ng + g)), npieces, OP != X_GATHER);
+      // uW: every lane takes the policy lane 0's piece asks for
+      const uint64_t cp = OP == X_SKEWU ? __shfl_sync(0xffffffffu, (unsigned long long)c, 0) : c;
+      const uint64_t pol = OP != X_GATHER && cp >= hot ? a.pol[1] : a.pol[0];
       uint4 v = ldp(a.base + c * a.width + (lane % gs) * 16, pol);
       acc ^= v.x ^ v.y ^ v.z ^ v.w;
     }
@@ -567,6 +569,7 @@ static XFn xkernel_for(int xop, bool measured) {
   switch (xop) {
     case X_GATHER: return measured ? measured_xkernel<X_GATHER> : step_xkernel<X_GATHER>;
     case X_SKEW: return measured ? measured_xkernel<X_SKEW> : step_xkernel<X_SKEW>;
+    case X_SKEWU: return measured ? measured_xkernel<X_SKEWU> : step_xkernel<X_SKEWU>;
     default: return measured ? measured_xkernel<X_ADD> : step_xkernel<X_ADD>;
   }
 }
@@ -580,7 +583,7 @@ static void usage() {
           "       hwprobe --info   (device facts; exit 77 when no GPU)\n"
           "  STEP: flush | window(BUF,SIZE,hitRatio,hitProp,missProp) |\n"
           "        BUF[+OFF]:SIZE:OP[:HINT][*]   BUF in H B F, OFF/SIZE in MiB,\n"
-          "        OP in ld st rmw rld discard prefetch add gW[xR] zW[xR]\n"
+          "        OP in ld st rmw rld discard prefetch add gW[xR] zW[xR] uW[xR]\n"
           "  see tools/hwprobe/README.md\n");
   exit(1);
 }
@@ -703,9 +706,9 @@ int main(int argc, char** argv) {
       else if (op == "rmw") st.op = OP_RMW;
       else if (op == "rld") st.op = OP_RLD;
       else if (op == "add") st.xop = X_ADD;
-      else if ((op[0] == 'g' || op[0] == 'z') && op.size() > 1 && isdigit((unsigned char)op[1])) {
-        // gW[xR] / zW[xR]: W bytes per piece, R times the region's 512-byte chunks
-        st.xop = op[0] == 'g' ? X_GATHER : X_SKEW;
+      else if ((op[0] == 'g' || op[0] == 'z' || op[0] == 'u') && op.size() > 1 && isdigit((unsigned char)op[1])) {
+        // gW[xR] / zW[xR] / uW[xR]: W bytes per piece, R times the region's 512-byte chunks
+        st.xop = op[0] == 'g' ? X_GATHER : op[0] == 'z' ? X_SKEW : X_SKEWU;
         size_t xpos = op.find('x');
         st.width = (unsigned)parse_num(op.substr(1, xpos == std::string::npos ? std::string::npos
                                                                                : xpos - 1), "width");
@@ -726,7 +729,7 @@ int main(int argc, char** argv) {
       if (st.xop >= 0) {
         // hints: add takes A[/B/C], zW takes HOT[/REST], gW one
         st.hints = split_top(st.hint, '/');
-        const size_t want = st.xop == X_ADD ? 3 : st.xop == X_SKEW ? 2 : 1;
+        const size_t want = st.xop == X_ADD ? 3 : st.xop == X_GATHER ? 1 : 2;
         if (st.hints.size() == 1) st.hints.resize(want, st.hints[0]);
         if (st.hints.size() != want) die("'%s' takes %s hints separated by '/'", op.c_str(),
                                          want == 3 ? "1 or 3" : want == 2 ? "1 or 2" : "1");

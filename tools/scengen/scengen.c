@@ -322,9 +322,9 @@ static void sanitize_name(char *s)
 /* ---- steps ---------------------------------------------------------------- */
 
 enum step_kind { STEP_KERNEL, STEP_FLUSH, STEP_WINDOW };
-enum op { DO_LD, DO_ST, DO_RMW, DO_RLD, DO_DISCARD, DO_PREFETCH, DO_APPLY, DO_GATHER, DO_SKEW, DO_ADD };
-static const char *const op_names[] = {"ld",      "st",       "rmw",           "rld", "discard",
-                                       "prefetch", "applypriority", "gather", "skew", "add"};
+enum op { DO_LD, DO_ST, DO_RMW, DO_RLD, DO_DISCARD, DO_PREFETCH, DO_APPLY, DO_GATHER, DO_SKEW, DO_ADD, DO_SKEWU };
+static const char *const op_names[] = {"ld",       "st",            "rmw",    "rld",  "discard", "prefetch",
+                                       "applypriority", "gather", "skew", "add", "skew_warp"};
 
 struct step {
     enum step_kind kind;
@@ -590,9 +590,9 @@ static void parse_kernel(const char *where, char *s, struct step *st)
         op = DO_ADD;
         if (st->off + 3 * st->bytes > buffers[st->buf].bytes)
             die(where, "the three arrays of add run past the end of %c", buffers[st->buf].name);
-    } else if ((f[2][0] == 'g' || f[2][0] == 'z') && f[2][1] >= '1' && f[2][1] <= '9') {
-        /* gW[xR] / zW[xR] */
-        op = f[2][0] == 'g' ? DO_GATHER : DO_SKEW;
+    } else if ((f[2][0] == 'g' || f[2][0] == 'z' || f[2][0] == 'u') && f[2][1] >= '1' && f[2][1] <= '9') {
+        /* gW[xR] / zW[xR] / uW[xR] */
+        op = f[2][0] == 'g' ? DO_GATHER : f[2][0] == 'z' ? DO_SKEW : DO_SKEWU;
         char *end;
         unsigned long w = strtoul(f[2] + 1, &end, 10);
         double r = 1.0;
@@ -635,11 +635,12 @@ static void parse_kernel(const char *where, char *s, struct step *st)
         break;
     case DO_GATHER:
     case DO_SKEW:
+    case DO_SKEWU:
     case DO_ADD: {
         /* one static hint per access kind, '/'-separated; one hint stands for all */
         if (!hint)
             die(where, "missing hint (use plain for none)");
-        int want = st->op == DO_ADD ? 3 : st->op == DO_SKEW ? 2 : 1, k = 0;
+        int want = st->op == DO_ADD ? 3 : st->op == DO_GATHER ? 1 : 2, k = 0;
         for (char *h = hint;; k++) {
             char *slash = strchr(h, '/');
             if (slash)
@@ -928,7 +929,7 @@ static uint64_t emit_xop(const struct step *st, uint64_t base)
             nrec += 3;
         }
     } else {
-        bool skew = st->op == DO_SKEW;
+        bool skew = st->op == DO_SKEW || st->op == DO_SKEWU;
         make_tails(&t[0], st->width, st->tags[0]);
         make_tails(&t[1], st->width, st->tags[skew ? 1 : 0]);
         uint64_t pieces = st->bytes / st->width, hot = pieces / 16, groups = 32 / (st->width / 16);
@@ -938,9 +939,15 @@ static uint64_t emit_xop(const struct step *st, uint64_t base)
         for (size_t k = 0; k < n; k++) {
             unsigned sm = v[k].b % NSMS;
             uint64_t kk = ((uint64_t)v[k].i * NBLOCKS + v[k].b) * NWARPS + v[k].w;
+            /* The L2 applies one cache policy per warp instruction: zW's
+             * lanes asking for different hints get one of them (measured:
+             * zW and uW, whose lanes all take lane 0's, give the same
+             * rates, rows Z02/U02, Z03/U03, Z08/U08, Z10/U10), so every
+             * record of an instruction takes lane 0's. */
+            uint64_t c0 = xpiece(mix32((uint32_t)(kk * groups)), pieces, skew);
             for (uint64_t g = 0; g < groups; g++) {
                 uint64_t c = xpiece(mix32((uint32_t)(kk * groups + g)), pieces, skew);
-                emit_rec('R', base + c * st->width, &t[skew && c >= hot], sm);
+                emit_rec('R', base + c * st->width, &t[skew && c0 >= hot], sm);
                 nrec++;
             }
         }
@@ -1219,7 +1226,8 @@ static void usage(FILE *out)
           "          applypriority (4096-byte records, one per warp of 32 lines)\n"
           "          add (c = a + b over three SIZE arrays from BUF+OFF; HINT A[/B/C])\n"
           "          gW[xR] (random W-byte reads, W 16/32/64/128, R x SIZE/512 warps)\n"
-          "          zW[xR] (the same, power-law; HINT HOT[/REST], hot = first 1/16)\n"
+          "          zW[xR] uW[xR] (the same, power-law; HINT HOT[/REST], hot = first\n"
+          "          1/16; one hint per warp instruction, lane 0's)\n"
           "    HINT  plain evict_first evict_last evict_normal evict_unchanged\n"
           "          no_allocate frac(P,S,f) range(P,S,lead=L,total=T)\n"
           "          libcu_interleaved(P,f[,S]) libcu_range(P,S,lead=L,total=T)\n"
