@@ -94,7 +94,7 @@ START_TEST(tracegen_arguments)
     const char *g = tests_built("tracegen");
     static const char *const bad[] = {"bench 99999999999999999999", "bench 10000000001", "bench 12x", "bench -1",
                                       "bench ''", "update 0", "update 1025", "update 1e3"};
-    char cmd[512];
+    char cmd[1024];
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         snprintf(cmd, sizeof cmd, "%s %s 2>&1 >/dev/null", g, bad[i]);
         ASSERT_CONTAINS(sh_line(cmd), "tracegen: ");
