@@ -93,7 +93,7 @@ START_TEST(tracegen_arguments)
 {
     const char *g = tests_built("tracegen");
     static const char *const bad[] = {"bench 99999999999999999999", "bench 10000000001", "bench 12x", "bench -1",
-                                      "bench ''", "update 0", "update 1025", "update 1e3"};
+                                      "bench ''", "embed 0", "embed 10000000001", "update 0", "update 1025", "update 1e3"};
     char cmd[1024];
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         snprintf(cmd, sizeof cmd, "%s %s 2>&1 >/dev/null", g, bad[i]);
@@ -106,6 +106,9 @@ START_TEST(tracegen_arguments)
     snprintf(cmd, sizeof cmd, "%s --help >/dev/null", g);
     ck_assert_int_eq(tests_sh(cmd, NULL, NULL), 0);
     snprintf(cmd, sizeof cmd, "%s bench 1000 | grep -c '^[RW] '", g);
+    ck_assert_str_eq(sh_line(cmd), "1000");
+    /* embed: exactly N 16-byte loads, 16-byte aligned */
+    snprintf(cmd, sizeof cmd, "%s embed 1000 | grep -c '^R 0x[0-9a-f]*0 16 sm='", g);
     ck_assert_str_eq(sh_line(cmd), "1000");
 }
 END_TEST
