@@ -103,11 +103,17 @@ for kind in bench embed; do
     done
     L=$(col "$TIMES.l" 1 | median)
     Y=$(col "$TIMES.y" 1 | median)
-    X=$(fmt "$(ratio "$TIMES.l" "$TIMES.y")")
+    # a ratio only when the yardstick's time can be measured (10 ms)
+    if awk -v y="$Y" 'BEGIN { exit !(y >= 0.01) }'; then
+        X=$(fmt "$(ratio "$TIMES.l" "$TIMES.y")")
+        XS="${X}x" V=$(verdict "$X <= 3")
+    else
+        XS="-" V="(too short)"
+    fi
     RSS=$(col "$TIMES.l" 2 | sort -g | tail -n 1)
     RSS=$(awk -v k="$RSS" 'BEGIN { printf "%.1f", k / 1024 }')
     ROWS="$ROWS$(printf '%-8s %10s %9s %9s %12s %12s %8s %-7s %8s' "$kind" "$LINES" "$L" "$Y" \
-        "$(rate "$L" "$LINES")" "$(rate "$Y" "$LINES")" "${X}x" "$(verdict "$X <= 3")" "$RSS")
+        "$(rate "$L" "$LINES")" "$(rate "$Y" "$LINES")" "$XS" "$V" "$RSS")
 "
 done
 
