@@ -230,8 +230,10 @@ int l2_config_check(const struct l2_config *c, l2_err *e)
     return 0;
 }
 
-/* Value of key k of c as text, in buf. */
-static const char *key_value(const struct l2_config *c, const struct cfg_key *k, char *buf, size_t n)
+/* Value of key k of c as text, in buf; `plain`: byte counts as whole bytes
+ * and doubles to 15 digits (JSON), else as a configuration file spells
+ * them. */
+static const char *key_value_as(const struct l2_config *c, const struct cfg_key *k, char *buf, size_t n, int plain)
 {
     const char *base = (const char *)c + k->off;
     uint64_t u;
@@ -239,15 +241,15 @@ static const char *key_value(const struct l2_config *c, const struct cfg_key *k,
     unsigned en;
     switch (k->type) {
     case CFG_BYTES:
-        memcpy(&u, base, sizeof u);
-        return l2_fmt_bytes(u, buf, n);
     case CFG_UINT:
         memcpy(&u, base, sizeof u);
+        if (k->type == CFG_BYTES && !plain)
+            return l2_fmt_bytes(u, buf, n);
         snprintf(buf, n, "%llu", (unsigned long long)u);
         return buf;
     case CFG_DOUBLE:
         memcpy(&d, base, sizeof d);
-        snprintf(buf, n, "%g", d);
+        snprintf(buf, n, plain ? "%.15g" : "%g", d);
         return buf;
     case CFG_STR:
         snprintf(buf, n, "%s", base);
@@ -258,6 +260,11 @@ static const char *key_value(const struct l2_config *c, const struct cfg_key *k,
         return buf;
     }
     return NULL;
+}
+
+static const char *key_value(const struct l2_config *c, const struct cfg_key *k, char *buf, size_t n)
+{
+    return key_value_as(c, k, buf, n, 0);
 }
 
 const char *l2_config_get(const struct l2_config *c, const char *name, char *buf, size_t n)
@@ -280,25 +287,9 @@ const char *l2_config_entry_json(const struct l2_config *c, size_t i, const char
     if (i >= NKEYS)
         return NULL;
     const struct cfg_key *k = &keys[i];
-    const char *base = (const char *)c + k->off;
     *name = k->name;
-    *text = 0;
-    uint64_t u;
-    double d;
-    switch (k->type) {
-    case CFG_BYTES:
-    case CFG_UINT:
-        memcpy(&u, base, sizeof u);
-        snprintf(buf, n, "%llu", (unsigned long long)u);
-        return buf;
-    case CFG_DOUBLE:
-        memcpy(&d, base, sizeof d);
-        snprintf(buf, n, "%.15g", d);
-        return buf;
-    default:
-        *text = 1;
-        return key_value(c, k, buf, n);
-    }
+    *text = k->type == CFG_STR || k->type == CFG_ENUM;
+    return key_value_as(c, k, buf, n, 1);
 }
 
 void l2_config_print(const struct l2_config *c, FILE *f, const char *prefix)
