@@ -99,7 +99,12 @@ CAL_H100 := calibration/h100/measurements.csv calibration/h100/extra.csv calibra
 CAL_H200 := calibration/h200/rows.csv
 calibrate: all
 	{ tools/calibrate/calibrate.sh $(BUILD) configs/h100.cfg $(CAL_H100) && echo && \
-	  tools/calibrate/calibrate.sh $(BUILD) configs/h200.cfg $(CAL_H200); } > calibration/report.tmp
+	  tools/calibrate/calibrate.sh $(BUILD) configs/h200.cfg $(CAL_H200) && echo && \
+	  echo "two streams, concurrent replay:" && \
+	  tools/calibrate/calibrate.sh $(BUILD) configs/h100.cfg calibration/h100/concurrent.csv && echo && \
+	  echo "two streams, serialized replay (--serialize):" && \
+	  L2SIM_OPTS=--serialize tools/calibrate/calibrate.sh $(BUILD) configs/h100.cfg calibration/h100/concurrent.csv; \
+	} > calibration/report.tmp
 	mv calibration/report.tmp calibration/report.txt
 	cat calibration/report.txt
 

@@ -218,7 +218,7 @@ static int run_plans(struct l2_advice *a, unsigned first, unsigned last, l2_err 
                 break;
             }
         }
-        int64_t rec = r < 0 ? -1 : l2_simulate(sp, np, n, threads, o->trace, &syms, e);
+        int64_t rec = r < 0 ? -1 : l2_simulate(sp, np, n, threads, o->trace, o->serialize, &syms, e);
         if (rec >= 0) {
             a->records = (uint64_t)rec;
             if (at == 0) /* the baseline: the buffers to consider */

@@ -51,6 +51,7 @@ struct l2_advise_opts {
     const char *trace;
     unsigned nbuf;    /* buffers considered (1 .. L2_ADVISE_MAX_BUF) */
     unsigned threads; /* worker threads (0: one per CPU) */
+    int serialize;    /* replay kernels in trace order (driver.h) */
     int exhaustive;   /* every assignment of at most 3 buffers */
 };
 

@@ -5,6 +5,8 @@
  */
 #include "driver.h"
 
+#include "replay.h"
+
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,7 +156,7 @@ struct driver {
     uint64_t err_pos;  /* trace position (l2_event.pos) of the earliest simulator error; UINT64_MAX: none */
     unsigned err_sim;  /* the simulator that failed there */
     l2_err err;
-    struct l2_trace *trace;
+    struct l2_replay *replay;
 };
 
 struct worker {
@@ -241,11 +243,29 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
+/* Gives every simulator's kernels the kernels they ran alongside. */
+static int set_overlaps(struct l2_sim **sims, unsigned n, const struct l2_replay *r, l2_err *e)
+{
+    for (unsigned i = 0; i < n; i++)
+        for (uint32_t k = 0; k < sims[i]->nk; k++) {
+            uint32_t m;
+            const uint32_t *w = l2_replay_overlaps(r, k, &m);
+            if (!m)
+                continue;
+            struct l2_kstats *ks = &sims[i]->k[k];
+            if (!(ks->with = malloc(m * sizeof *ks->with)))
+                return l2_fail(e, "out of memory");
+            memcpy(ks->with, w, m * sizeof *w);
+            ks->nwith = m;
+        }
+    return 0;
+}
+
 /* Reads the trace once, feeding every simulator with `nworkers` threads
  * (besides the calling thread, which decodes); names: of the variants, or
  * NULL.  Returns records read or -1. */
 int64_t l2_simulate(struct l2_sim **sims, const char *const *names, unsigned n, unsigned nworkers,
-                        const char *path, struct l2_symtab *syms, l2_err *e)
+                    const char *path, int serialize, struct l2_symtab *syms, l2_err *e)
 {
     struct driver *d = aligned_alloc(_Alignof(struct driver), sizeof *d); /* a multiple of its alignment */
     struct worker wk[L2_MAX_THREADS];
@@ -259,10 +279,12 @@ int64_t l2_simulate(struct l2_sim **sims, const char *const *names, unsigned n, 
     memset(d, 0, sizeof *d);
     if (nworkers > n)
         nworkers = n;
-    if (l2_trace_open(&d->trace, path, syms, e) < 0) {
+    /* kernels share the SMs of the first simulator's configuration */
+    if (l2_replay_open(&d->replay, path, syms, (uint32_t)sims[0]->l2.cfg.sms, serialize, e) < 0) {
         free(d);
         return -1;
     }
+    struct l2_trace *trace = l2_replay_trace(d->replay);
     d->sims = sims;
     d->names = names;
     d->nsims = n;
@@ -296,7 +318,7 @@ int64_t l2_simulate(struct l2_sim **sims, const char *const *names, unsigned n, 
         if (failed)
             break;
         b->n = 0;
-        while (b->n < BATCH && (r = l2_trace_next(d->trace, &b->ev[b->n], e)) > 0)
+        while (b->n < BATCH && (r = l2_replay_next(d->replay, &b->ev[b->n], e)) > 0)
             b->n++;
         if (r > 0)
             r = 0;
@@ -308,7 +330,7 @@ int64_t l2_simulate(struct l2_sim **sims, const char *const *names, unsigned n, 
         pthread_cond_broadcast(&d->posted_cv);
         pthread_mutex_unlock(&d->mu);
         if (pg.tty && (uint64_t)records >= next_progress) {
-            progress_show(&pg, d->trace, (uint64_t)records);
+            progress_show(&pg, trace, (uint64_t)records);
             next_progress = (uint64_t)records + PROGRESS_EVERY;
         }
         if (r < 0)
@@ -324,9 +346,11 @@ int64_t l2_simulate(struct l2_sim **sims, const char *const *names, unsigned n, 
     /* a simulator's error is at a record decoded before any reader error */
     if (d->err_pos != UINT64_MAX) {
         *e = d->err;
-        r = l2_trace_fail_at(d->trace, d->err_pos, e);
+        r = l2_trace_fail_at(trace, d->err_pos, e);
     }
-    l2_trace_close(d->trace);
+    if (r == 0)
+        r = set_overlaps(sims, n, d->replay, e);
+    l2_replay_close(d->replay);
     pthread_cond_destroy(&d->posted_cv);
     pthread_cond_destroy(&d->free_cv);
     pthread_mutex_destroy(&d->mu);

@@ -42,9 +42,13 @@ unsigned l2_variant_warn_unused(const struct l2_sim *s, const struct l2_variant 
                                 FILE *f);
 /* Reads the trace at path once, feeding every simulator (n at most
  * L2_MAX_SIMS) with `nworkers` threads besides the calling thread, which
- * decodes; names: of the variants, for errors, or NULL (lanes).  Returns
- * the records read, or -1 with e naming the place of the earliest error. */
+ * decodes; names: of the variants, for errors, or NULL (lanes).  The
+ * events come in replay order (replay.h: kernels that nothing orders run
+ * concurrently, sharing the SMs of sims[0]'s configuration), or in trace
+ * order when serialize is set; afterwards every kernel's l2_kstats.with
+ * lists the kernels it ran alongside.  Returns the records read, or -1
+ * with e naming the place of the earliest error. */
 int64_t l2_simulate(struct l2_sim **sims, const char *const *names, unsigned n, unsigned nworkers, const char *path,
-                    struct l2_symtab *syms, l2_err *e);
+                    int serialize, struct l2_symtab *syms, l2_err *e);
 
 #endif

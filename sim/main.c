@@ -83,7 +83,10 @@ static void help_common(FILE *f)
                "  --json | --csv     machine-readable output instead of the table\n"
                "  --threads N        simulate with N threads (run: N lanes that own disjoint sets of the\n"
                "                     cache; compare: variants spread over N threads; default: run 1,\n"
-               "                     compare the number of CPUs); results are identical for any N\n");
+               "                     compare the number of CPUs); results are identical for any N\n"
+               "  --serialize        replay kernels one after another in trace order; by default kernels\n"
+               "                     that no stream, event or sync orders run concurrently, their accesses\n"
+               "                     interleaved by their share of the SMs (README: Concurrent kernels)\n");
 }
 
 static void help_run(FILE *f)
@@ -147,7 +150,8 @@ static void help_advise(FILE *f)
                "  --html FILE        also write the advice as a self-contained HTML page (inline SVG, no\n"
                "                     script): DRAM bytes and hit rate against set-aside per candidate,\n"
                "                     per-buffer and per-kernel bars, the suggestions table\n"
-               "  --threads N        threads that run the plans of a pass (default: the number of CPUs)\n",
+               "  --threads N        threads that run the plans of a pass (default: the number of CPUs)\n"
+               "  --serialize        replay kernels one after another in trace order (see run --help)\n",
             L2_ADVISE_MAX_BUF);
 }
 
@@ -198,6 +202,7 @@ struct opts {
     int tolerance_given;
     const char *trace;
     unsigned threads; /* 0: the default */
+    int serialize;
     int histogram;
     unsigned nbuf, top; /* advise */
     int exhaustive;
@@ -291,6 +296,8 @@ static int parse_opts(int argc, char **argv, const char *cmd, struct opts *o, vo
             if (l2_parse_u64(next, strlen(next), &t, NULL) < 0 || t < 1 || t > MAX_THREADS)
                 return usage_error(cmd, "--threads needs a number from 1 to 64");
             o->threads = (unsigned)t;
+        } else if (strcmp(a, "--serialize") == 0) {
+            o->serialize = 1;
         } else if (strcmp(a, "--json") == 0) {
             o->json = 1;
         } else if (!advise && strcmp(a, "--csv") == 0) {
@@ -384,7 +391,7 @@ static int cmd_run(int argc, char **argv)
         l2_sim_set_lane(&lane[ok], ok, nlanes);
         sp[ok] = &lane[ok];
     }
-    int64_t records = ok == nlanes ? l2_simulate(sp, NULL, nlanes, nlanes, o.trace, &syms, &e) : -1;
+    int64_t records = ok == nlanes ? l2_simulate(sp, NULL, nlanes, nlanes, o.trace, o.serialize, &syms, &e) : -1;
     for (unsigned i = 1; records >= 0 && i < nlanes; i++) /* the lanes' sums make one report */
         if (l2_sim_merge_lane(&lane[0], &lane[i]) < 0)
             records = l2_fail(&e, "out of memory");
@@ -524,7 +531,7 @@ static int cmd_compare(int argc, char **argv)
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
         nthreads = cpus < 1 ? 1 : cpus > MAX_THREADS ? MAX_THREADS : (unsigned)cpus;
     }
-    int64_t records = l2_simulate(sp, names, (unsigned)o.nvar, nthreads, o.trace, &syms, &e);
+    int64_t records = l2_simulate(sp, names, (unsigned)o.nvar, nthreads, o.trace, o.serialize, &syms, &e);
     if (records < 0) {
         rc = die(&e);
         goto free_sims;
@@ -565,7 +572,8 @@ static int cmd_advise(int argc, char **argv)
     if (o.exhaustive && o.nbuf > 3)
         return usage_error("advise", "--exhaustive takes at most 3 buffers (--buffers 3)");
     struct l2_advise_opts ao = {
-        .base = o.common, .trace = o.trace, .nbuf = o.nbuf, .threads = o.threads, .exhaustive = o.exhaustive};
+        .base = o.common, .trace = o.trace, .nbuf = o.nbuf, .threads = o.threads, .exhaustive = o.exhaustive,
+        .serialize = o.serialize};
     struct l2_advice a;
     struct page page;
     l2_err e;

@@ -395,9 +395,15 @@ int l2_report_table(FILE *f, const struct l2_sim *s, const struct l2_run_info *r
                 table_hists(f, hist);
             hist = NULL;
             cur = sc->kernel;
-            if (cur)
-                fprintf(f, "\nkernel %u: %s (stream %u)\n", cur, sc->kname, s->k[cur - 1].stream);
-            else
+            if (cur) {
+                const struct l2_kstats *k = &s->k[cur - 1];
+                fprintf(f, "\nkernel %u: %s (stream %u", cur, sc->kname, k->stream);
+                if (k->nwith)
+                    fprintf(f, "; ran alongside kernel%s ", k->nwith > 1 ? "s" : "");
+                for (uint32_t j = 0; j < k->nwith; j++)
+                    fprintf(f, "%s%u", j ? ", " : "", k->with[j] + 1);
+                fputs(")\n", f);
+            } else
                 fprintf(f, "\ntotals\n");
             table_head(f);
         }
@@ -612,7 +618,10 @@ static void json_body(FILE *f, const struct l2_sim *s, const struct scopes *ss, 
         const struct l2_kstats *k = &s->k[i];
         fprintf(f, "%s\n%s  {\"name\": ", i ? "," : "", ind);
         l2_json_str(f, k->name);
-        fprintf(f, ", \"index\": %u, \"stream\": %u, ", i + 1, k->stream);
+        fprintf(f, ", \"index\": %u, \"stream\": %u, \"alongside\": [", i + 1, k->stream);
+        for (uint32_t j = 0; j < k->nwith; j++)
+            fprintf(f, "%s%u", j ? ", " : "", k->with[j] + 1);
+        fputs("], ", f);
         json_counters(f, &k->total);
         json_time(f, &ss->ev[i], k->total.accesses, ind2);
         json_groups(f, k->prio, k->tag, k->ntag, s->syms, ind2);

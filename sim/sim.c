@@ -64,6 +64,7 @@ void l2_sim_free(struct l2_sim *s)
         free(s->k[i].name);
         free(s->k[i].tag);
         free(s->k[i].buf);
+        free(s->k[i].with);
         l2_ktime_free(&s->k[i].time);
     }
     free(s->k);
@@ -101,10 +102,9 @@ static int new_kernel(struct l2_sim *s, const char *name, uint32_t stream, uint6
     k->stream = stream;
     k->pos = pos;
     s->nk++;
-    s->cur_win.active = 0;
     for (uint32_t i = 0; i < s->nwin; i++)
         if (s->win[i].stream == stream && s->win[i].on)
-            s->cur_win = s->win[i].win;
+            k->win = s->win[i].win;
     return 0;
 }
 
@@ -172,7 +172,9 @@ L2_PATH_FN int sim_access_g(struct l2_sim *s, const struct l2_geom g, const stru
                        (unsigned long long)s->l2.cfg.sms);
     if (s->nk == 0 && new_kernel(s, "(default)", 0, 0, e) < 0)
         return -1;
-    struct l2_kstats *k = &s->k[s->nk - 1];
+    if (ev->kernel > s->nk)
+        return l2_fail(e, "access of kernel %u, of which no kernel line came", ev->kernel);
+    struct l2_kstats *k = &s->k[(ev->kernel ? ev->kernel : s->nk) - 1];
     /* buffers: only when the trace or the policy file names one */
     const uint32_t row = s->buf.nrow > 1 ? l2_buffers_find(&s->buf, ev->addr) : L2_BUF_OTHER;
     const uint32_t tag = s->buf.nrow > 1 || s->nranges ? assigned_tag(s, row, ev) : ev->tag;
@@ -194,7 +196,8 @@ L2_PATH_FN int sim_access_g(struct l2_sim *s, const struct l2_geom g, const stru
     const uint64_t first = ev->addr >> ls, last = (ev->addr + ev->size - 1) >> ls;
     const unsigned nlines = (unsigned)(last - first + 1);
     const enum l2_op op = (enum l2_op)ev->op;
-    const int window = tag == L2_TAG_GLOBAL && s->cur_win.active;
+    const struct l2_window *win = &k->win;
+    const int window = tag == L2_TAG_GLOBAL && win->active;
     unsigned seen = 0;
     int unspec = 0;
     unsigned home[L2_MAX_ACCESS / 32 + 1], near[L2_MAX_ACCESS / 32 + 1];
@@ -238,8 +241,8 @@ L2_PATH_FN int sim_access_g(struct l2_sim *s, const struct l2_geom g, const stru
         enum l2_prio prio;
         if (b->is_policy)
             prio = l2_policy_apply(&b->pol, pa, ls, s->seed, &unspec);
-        else if (window && pa >= s->cur_win.base && pa < s->cur_win.end)
-            prio = l2_share_pick(line, s->seed, s->cur_win.share60) ? s->cur_win.hit_prop : s->cur_win.miss_prop;
+        else if (window && pa >= win->base && pa < win->end)
+            prio = l2_share_pick(line, s->seed, win->share60) ? win->hit_prop : win->miss_prop;
         else
             prio = b->prio;
         if (op == OP_DISCARD && (la < ev->addr || la + lmask > ev->addr + ev->size - 1))

@@ -56,6 +56,9 @@ struct l2_kstats {
     struct l2_counters *buf; /* nbuf entries, by buffer row (buffers.h); NULL when the trace has none */
     uint32_t nbuf;
     struct l2_ktime time; /* the timing model's sums (l2_ktime_eval: estimate, histograms) */
+    struct l2_window win; /* its stream's access-policy window at its launch */
+    uint32_t *with;       /* the kernels it ran alongside (l2_replay_overlaps), ascending */
+    uint32_t nwith;
 };
 
 /* How a tag is resolved. */
@@ -97,7 +100,6 @@ struct l2_sim {
     uint32_t nbind;
     struct l2_stream_window *win;
     uint32_t nwin;
-    struct l2_window cur_win; /* of the current kernel */
     int setaside_locked;
     struct l2_kstats *k;
     uint32_t nk, capk;

@@ -94,8 +94,7 @@ int l2_timing_init(struct l2_timing *t, const struct l2_config *cfg, l2_err *e)
     memcpy(t->off, g.off, sizeof t->off);
     t->nserv = g.total;
     t->pend = calloc((size_t)t->nparts * t->sets, sizeof *t->pend);
-    t->sm_seen = calloc((t->nsm + 63) / 64, sizeof *t->sm_seen);
-    if (!t->pend || !t->sm_seen) {
+    if (!t->pend) {
         l2_timing_free(t);
         return l2_fail(e, "out of memory");
     }
@@ -105,7 +104,6 @@ int l2_timing_init(struct l2_timing *t, const struct l2_config *cfg, l2_err *e)
 void l2_timing_free(struct l2_timing *t)
 {
     free(t->pend);
-    free(t->sm_seen);
     memset(t, 0, sizeof *t);
 }
 
@@ -113,12 +111,13 @@ int l2_timing_kernel(struct l2_timing *t, struct l2_ktime *kt, uint32_t index, l
 {
     memset(kt, 0, sizeof *kt);
     kt->serv = calloc(t->nserv, sizeof *kt->serv);
-    if (!kt->serv)
+    kt->sm_seen = calloc((t->nsm + 63) / 64, sizeof *kt->sm_seen);
+    if (!kt->serv || !kt->sm_seen) {
+        l2_ktime_free(kt);
         return l2_fail(e, "out of memory");
+    }
     kt->nserv = t->nserv;
-    t->kernel = index + 1;
-    memset(t->sm_seen, 0, (t->nsm + 63) / 64 * sizeof *t->sm_seen);
-    t->nseen = 0;
+    kt->kernel = index + 1;
     return 0;
 }
 
@@ -157,8 +156,10 @@ void l2_ktime_free(struct l2_ktime *k)
 {
     free(k->serv);
     free(k->cb);
+    free(k->sm_seen);
     k->serv = NULL;
     k->cb = NULL;
+    k->sm_seen = NULL;
 }
 
 /* Adds n buckets of b (at 2^bs units each) into a (at 2^*as), coarsening
@@ -199,9 +200,9 @@ int l2_timing_access(struct l2_timing *t, struct l2_ktime *kt, int sm, unsigned 
                      struct l2_tacc *a, l2_err *e)
 {
     uint32_t s = sm >= 0 && (uint32_t)sm < t->nsm - 1 ? (uint32_t)sm : t->nsm - 1;
-    if (!((t->sm_seen[s >> 6] >> (s & 63)) & 1)) {
-        t->sm_seen[s >> 6] |= UINT64_C(1) << (s & 63);
-        t->nseen++;
+    if (!((kt->sm_seen[s >> 6] >> (s & 63)) & 1)) {
+        kt->sm_seen[s >> 6] |= UINT64_C(1) << (s & 63);
+        kt->nseen++;
     }
     a->sm = s;
     if (at1) {
@@ -230,15 +231,15 @@ int l2_timing_access(struct l2_timing *t, struct l2_ktime *kt, int sm, unsigned 
 }
 
 /* Cycles left of the fill in flight recorded in pe, or 0. */
-static inline uint32_t in_flight(const struct l2_timing *t, const struct l2_pending *pe, uint64_t line,
-                                 const struct l2_tacc *a, uint32_t lat)
+static inline uint32_t in_flight(const struct l2_timing *t, const struct l2_ktime *kt, const struct l2_pending *pe,
+                                 uint64_t line, const struct l2_tacc *a, uint32_t lat)
 {
-    if (pe->kernel != t->kernel || pe->line != line || pe->cycle != (uint32_t)a->cycle)
+    if (pe->kernel != kt->kernel || pe->line != line || pe->cycle != (uint32_t)a->cycle)
         return 0;
     if (a->cycle)
         return a->at >= pe->at && a->at - pe->at < lat ? (uint32_t)(pe->at + lat - a->at) : 0;
     /* the lines issued while a fill is in flight: every slot of every SM seen */
-    uint64_t window = (uint64_t)t->win * t->nseen, d = a->at - pe->at;
+    uint64_t window = (uint64_t)t->win * kt->nseen, d = a->at - pe->at;
     return a->at >= pe->at && d < window ? (uint32_t)((lat * (window - d) + window - 1) / window) : 0;
 }
 
@@ -265,7 +266,7 @@ unsigned l2_timing_line(struct l2_timing *t, struct l2_ktime *kt, const struct l
         uint32_t nmiss = sectors - nnear - nfar;
         const uint32_t lmiss = t->lat[cross ? L2_SC_MISS_FAR : L2_SC_MISS];
         struct l2_pending *pe = &t->pend[(uint64_t)home * t->sets + set];
-        const uint32_t left = in_flight(t, pe, line, a, lmiss);
+        const uint32_t left = in_flight(t, kt, pe, line, a, lmiss);
 
         /* every sector passes the near slice (hits, and what a copy fills
          * in); what the far home serves also its slice and the crossing
@@ -286,7 +287,7 @@ unsigned l2_timing_line(struct l2_timing *t, struct l2_ktime *kt, const struct l
             b->work[RES_MSHR]++;
             pe->line = line;
             pe->at = a->at;
-            pe->kernel = t->kernel;
+            pe->kernel = kt->kernel;
             pe->cycle = (uint32_t)a->cycle;
         }
         /* hits on a fill in flight wait for the rest of it */

@@ -14,9 +14,10 @@
  *    sees alike (the access stream, not other lines' outcomes), so lanes
  *    merge exactly (l2_ktime_merge) and a run gives the same report with
  *    any number of threads.
- *  - Time is counted in SM clock cycles (clock_mhz).  Kernels run one
- *    after another; a kernel's estimate is launch_ns plus its span, and
- *    depends on its own accesses and the cache contents it finds only.
+ *  - Time is counted in SM clock cycles (clock_mhz).  A kernel's estimate
+ *    is launch_ns plus its span, and depends on its own accesses and the
+ *    cache contents it finds only: kernels that run concurrently
+ *    (replay.h) are each timed as if alone.
  *  - Resources and the work a line brings them: L2 slices (bytes;
  *    l2_slices slices, slice_bytes_per_clk each; every sector of a load
  *    passes the near slice, sectors served from another partition also
@@ -146,6 +147,9 @@ struct l2_ktime {
     uint64_t *serv;     /* work of each server (layout: l2_timing) */
     struct l2_tbucket ob[L2_OBUCKETS];
     struct l2_tbucket *cb; /* L2_CBUCKETS, or NULL before the kernel's first @CYCLE */
+    uint32_t kernel;       /* 1 + the kernel's index */
+    uint32_t nseen;        /* SMs that issued in the kernel so far */
+    uint64_t *sm_seen;     /* their bitmap (the same in every lane) */
 };
 
 /* What a kernel's sums come to (l2_ktime_eval). */
@@ -176,8 +180,8 @@ struct l2_pending {
     uint32_t cycle;  /* 1: `at` is a cycle */
 };
 
-/* The per-line half of the model: geometry and the state of the current
- * kernel. */
+/* The per-line half of the model: geometry and the last fills; what
+ * belongs to a kernel is in its l2_ktime, so that kernels may interleave. */
 struct l2_timing {
     unsigned nparts, spp, nch;
     uint64_t spp_m, nch_m; /* fast-modulo constants */
@@ -192,14 +196,12 @@ struct l2_timing {
     uint32_t off[L2_NRES]; /* where each resource's servers start in l2_ktime.serv */
     uint32_t nserv;
     struct l2_pending *pend; /* nparts x sets */
-    uint64_t *sm_seen;       /* bitmap of the SMs that issued in the current kernel */
-    uint32_t nseen;
-    uint32_t kernel;         /* 1 + the current kernel's index */
 };
 
 int l2_timing_init(struct l2_timing *t, const struct l2_config *cfg, l2_err *e);
 void l2_timing_free(struct l2_timing *t);
-/* Starts kernel `index` (0-based): allocates kt's tables. */
+/* Starts kernel `index` (0-based): allocates kt's tables.  Accesses of
+ * several kernels may then interleave, each filed with its own kt. */
 int l2_timing_kernel(struct l2_timing *t, struct l2_ktime *kt, uint32_t index, l2_err *e);
 
 /* Hints the CPU to fetch what l2_timing_line reads for a line. */

@@ -16,10 +16,15 @@ const char *l2_trace_label(const char *path)
 
 int l2_trace_open(struct l2_trace **out, const char *path, struct l2_symtab *syms, l2_err *e)
 {
+    return l2_trace_open_as(out, path, l2_trace_label(path), syms, e);
+}
+
+int l2_trace_open_as(struct l2_trace **out, const char *path, const char *label, struct l2_symtab *syms, l2_err *e)
+{
     struct l2_trace *t = calloc(1, sizeof *t);
     if (!t)
         return l2_fail(e, "out of memory");
-    t->name = strdup(l2_trace_label(path));
+    t->name = strdup(label);
     if (!t->name) {
         free(t);
         return l2_fail(e, "out of memory");

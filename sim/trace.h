@@ -52,6 +52,7 @@ struct l2_event {
             uint32_t tag; /* symbol id; L2 tag "global" when none was given */
             int32_t sm;   /* -1 when not given */
             uint8_t op;   /* enum l2_op */
+            uint32_t kernel; /* 1 + the index of its kernel (the replay sets it); 0: the latest kernel */
         };
         struct {                    /* EV_KERNEL: launch dimensions, 0 when not given */
             uint32_t grid[3], block[3];
@@ -96,6 +97,8 @@ enum l2_trace_format { L2_FMT_TEXT, L2_FMT_BINARY };
 /* Opens path ("-" = standard input), plain or compressed, text or binary.
  * A binary trace's header is read and checked here. */
 int l2_trace_open(struct l2_trace **t, const char *path, struct l2_symtab *syms, l2_err *e);
+/* The same, with messages naming the trace `label` instead of path. */
+int l2_trace_open_as(struct l2_trace **t, const char *path, const char *label, struct l2_symtab *syms, l2_err *e);
 /* How reports and messages name a trace path: "<stdin>" for "-". */
 const char *l2_trace_label(const char *path);
 /* Next event: 1, 0 at the end, -1 on error (e names file and line or

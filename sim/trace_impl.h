@@ -137,6 +137,7 @@ static inline int l2_bin_fast_access(const struct l2_trace *t, const unsigned ch
     ev->tag = id;
     ev->sm = sm1 ? (int32_t)(sm1 - 1) : -1;
     ev->op = (uint8_t)op;
+    ev->kernel = 0;
     ev->name = 0;
     ev->stream = 0;
     ev->bytes = 0;

@@ -34,6 +34,7 @@ Suite *advise_suite(void);
 Suite *coalesce_suite(void);
 Suite *capture_suite(void);
 Suite *html_suite(void);
+Suite *replay_suite(void);
 
 /* Fails unless string `hay` contains `needle`. */
 #define ASSERT_CONTAINS(hay, needle)                                                          \

@@ -5,7 +5,9 @@
 #
 # Each row's steps are turned into a trace by BUILD/scengen and simulated by
 # BUILD/l2sim with CONFIG (default configs/h100.cfg); the row's measured
-# kernel (the step marked '*', named "measured" in the trace) is compared
+# kernel (the step marked '*', named "measured" in the trace; a row whose
+# kernels run on two streams can mark several, which count together and
+# have no time compared) is compared
 # with the row's l2_hit_pct and near_hit_pct (l2_hit_pct is derived from DRAM
 # traffic on both sides: 100 * (1 - DRAM read bytes / (sectors * 32)), so a
 # fill of more than the missing sector counts against it, as on the GPU), and its est_ns with the row's
@@ -63,22 +65,27 @@ FNR == 1 { span = FILENAME !~ /measurements\.csv$/; file[++nf] = FILENAME; next 
 {
     # the steps field is quoted and holds commas: measured columns are the last four
     id = $1; sa = $2; n = NF
-    meas = $(n - 2); near = $(n - 1); tmeas = $n + (span ? span_offset : 0)
+    meas = $(n - 2); near = $(n - 1); tmeas = $n == "" ? "" : $n + (span ? span_offset : 0)
     f = tmp "/" id ".csv"
-    sim = ""; nsim = ""; tsim = ""
+    nm = 0; sdr = 0; ssc = 0; snh = 0; tsim = ""
     while ((getline line < f) > 0) {
         split(line, c, ",")
-        if (c[2] == "measured" && c[sp] == "all") { sim = 100 * (1 - c[dr] / (32 * c[sc])); nsim = 100 * c[nr]; tsim = c[tc] }
-        if (c[1] == "index") { for (k in c) { if (c[k] == "dram_read_bytes") dr = k; if (c[k] == "scope") sp = k; if (c[k] == "sectors") sc = k; if (c[k] == "near_hit_rate") nr = k; if (c[k] == "est_ns") tc = k } }
+        if (c[2] == "measured" && c[sp] == "all") { nm++; sdr += c[dr]; ssc += c[sc]; snh += c[nh]; tsim = c[tc] }
+        if (c[1] == "index") { for (k in c) { if (c[k] == "dram_read_bytes") dr = k; if (c[k] == "scope") sp = k; if (c[k] == "sectors") sc = k; if (c[k] == "near_sector_hits") nh = k; if (c[k] == "est_ns") tc = k } }
     }
     close(f)
-    if (sim == "") { if (system("test -f " f) == 0) { printf "%-5s no result\n", id; bad++ }; next }
+    if (nm == 0) { if (system("test -f " f) == 0) { printf "%-5s no result\n", id; bad++ }; next }
+    sim = 100 * (1 - sdr / (32 * ssc)); nsim = 100 * snh / ssc
     e = sim - meas; ne = nsim - near
     ae = e < 0 ? -e : e
-    te = 100 * (tsim - tmeas) / tmeas; ate = te < 0 ? -te : te
-    printf "%-5s %-9s %8.2f %8.2f %+7.2f   %8.2f %8.2f %+7.2f   %8.0f%s %8.0f %+7.1f\n", id, sa, meas, sim, e, near, nsim, ne, tmeas, span ? "*" : " ", tsim, te
     sum[nf] += ae; nsum[nf] += (ne < 0 ? -ne : ne); rows[nf]++
     if (ae >= worst[nf]) { worst[nf] = ae; wid[nf] = id }
+    if (nm > 1 || tmeas == "") {
+        printf "%-5s %-9s %8.2f %8.2f %+7.2f   %8.2f %8.2f %+7.2f   %8s  %8s %7s\n", id, sa, meas, sim, e, near, nsim, ne, "-", "-", "-"
+        next
+    }
+    te = 100 * (tsim - tmeas) / tmeas; ate = te < 0 ? -te : te
+    printf "%-5s %-9s %8.2f %8.2f %+7.2f   %8.2f %8.2f %+7.2f   %8.0f%s %8.0f %+7.1f\n", id, sa, meas, sim, e, near, nsim, ne, tmeas, span ? "*" : " ", tsim, te
     g = span ? 2 : 1
     tsum[g] += ate; trows[g]++; if (ate > 50) tbad[g]++
     if (ate >= tworst[g]) { tworst[g] = ate; twid[g] = id; twe[g] = te }

@@ -649,6 +649,8 @@ int main(int argc, char** argv) {
     bool hinted = false;
     uint64_t pol = 0;
     int xop = -1;           // X_GATHER, X_SKEW, X_ADD; -1: an OP_* kernel
+    int stream = 1;         // @sN: 1 (the row's stream) or 2 (a second one)
+    int blocks = kBlocks;   // @gG: the grid
     unsigned width = 0;     // gW / zW
     size_t nwarp = 0;       // gW / zW warp instructions
     std::vector<std::string> hints;  // x-ops: one per policy slot
@@ -665,6 +667,19 @@ int main(int argc, char** argv) {
       st.measured = true;
       raw = trim(raw.substr(0, raw.size() - 1));
       nmeasured++;
+    }
+    // @sN (stream 1 or 2) and @gG (grid of G blocks) suffixes
+    for (size_t at; (at = raw.rfind('@')) != std::string::npos && at + 2 < raw.size() + 1 &&
+                    (raw[at + 1] == 's' || raw[at + 1] == 'g');) {
+      double v = parse_num(raw.substr(at + 2), raw[at + 1] == 's' ? "stream" : "grid");
+      if (raw[at + 1] == 's') {
+        if (v != 1 && v != 2) die("stream must be 1 or 2 in '%s'", raw.c_str());
+        st.stream = (int)v;
+      } else {
+        if (!(v >= 1 && v <= kBlocks) || v != std::floor(v)) die("grid must be 1 to 528 blocks in '%s'", raw.c_str());
+        st.blocks = (int)v;
+      }
+      raw = trim(raw.substr(0, at));
     }
     if (raw == "flush") {
       st.type = Step::FLUSH;
@@ -738,7 +753,8 @@ int main(int argc, char** argv) {
     }
     plan.push_back(st);
   }
-  if (nmeasured != 1) fprintf(stderr, "hwprobe: warning: %d steps marked '*'\n", nmeasured);
+  // several measured kernels (on two streams) are measured together
+  if (nmeasured < 1) fprintf(stderr, "hwprobe: warning: no step marked '*'\n");
   if (dry) {
     fprintf(stderr, "hwprobe: %zu steps parsed\n", plan.size());
     return 0;
@@ -787,8 +803,9 @@ int main(int argc, char** argv) {
     CK(cudaDeviceSynchronize());
   }
 
-  cudaStream_t stream = 0;
+  cudaStream_t stream = 0, stream2 = 0;
   if (!stream0) CK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  CK(cudaStreamCreateWithFlags(&stream2, cudaStreamNonBlocking));
 
   if (scrub) {
     uint64_t npol;
@@ -843,15 +860,23 @@ int main(int argc, char** argv) {
   if (range_all) CK(cudaProfilerStart());
   for (int rep = 0; rep < repeat; rep++) {
   if (rep) quiet = true;
+  unsigned* tsink = sink;       // where the next measured kernel writes its block times
+  std::vector<int> tblocks;     // grids of the measured kernels so far
+  int tleft = nmeasured;
+  bool two_streams = false;
+  for (const Step& x : plan) two_streams |= x.stream == 2;
   for (size_t si = 0; si < plan.size(); si++) {
     const Step& st = plan[si];
+    cudaStream_t sst = st.stream == 2 ? stream2 : stream;
     if (st.type == Step::FLUSH) {
       CK(cudaStreamSynchronize(stream));
+      CK(cudaStreamSynchronize(stream2));
       CK(cudaCtxResetPersistingL2Cache());
       for (int r = 0; r < 2; r++) {
         flush_k<<<kBlocks, kThreads, 0, stream>>>(bufs.F, kSizeF, 0, sink, 0);
         CK(cudaGetLastError());
       }
+      if (two_streams) CK(cudaDeviceSynchronize());  // the second stream starts after the flush
       if (!quiet) fprintf(stderr, "hwprobe: step %zu flush\n", si);
     } else if (st.type == Step::WINDOW) {
       size_t cap;
@@ -864,11 +889,11 @@ int main(int argc, char** argv) {
       v.accessPolicyWindow.hitRatio = (float)st.hit;
       v.accessPolicyWindow.hitProp = st.hp;
       v.accessPolicyWindow.missProp = st.mp;
-      CK(cudaStreamSetAttribute(stream, cudaStreamAttributeAccessPolicyWindow, &v));
+      CK(cudaStreamSetAttribute(sst, cudaStreamAttributeAccessPolicyWindow, &v));
       if (!quiet) fprintf(stderr, "hwprobe: step %zu window %s %zu B hitRatio %g\n", si,
                           st.buf.c_str(), st.size, st.hit);
     } else {
-      if (sync_steps) CK(cudaStreamSynchronize(stream));
+      if (sync_steps) CK(cudaDeviceSynchronize());
       size_t cap;
       char* p = buf_ptr(bufs, st.buf, &cap);
       if (st.off + st.size * (st.xop == X_ADD ? 3 : 1) > cap)
@@ -878,7 +903,7 @@ int main(int argc, char** argv) {
       KFn k = kernel_for(st.op, hint, st.measured);
       if (st.measured && omit_measured) continue;
       if (st.measured && gap_us) {
-        CK(cudaStreamSynchronize(stream));
+        CK(cudaDeviceSynchronize());
         struct timespec ts = {gap_us / 1000000, (gap_us % 1000000) * 1000L};
         nanosleep(&ts, nullptr);
       }
@@ -890,19 +915,26 @@ int main(int argc, char** argv) {
         xa.nwarp = st.nwarp;
         xa.width = st.width;
         for (int h = 0; h < 3; h++) xa.pol[h] = st.xpol[h];
-        xkernel_for(st.xop, st.measured)<<<kBlocks, kThreads, 0, stream>>>(
-            xa, sink, (st.measured && timing) ? 2 : 0);
+        xkernel_for(st.xop, st.measured)<<<st.blocks, kThreads, 0, sst>>>(
+            xa, tsink, (st.measured && timing) ? 2 : 0);
       } else {
-        k<<<kBlocks, kThreads, 0, stream>>>(p + st.off, st.size, pol, sink,
-                                             (st.measured && timing) ? 2 : 0);
+        k<<<st.blocks, kThreads, 0, sst>>>(p + st.off, st.size, pol, tsink,
+                                            (st.measured && timing) ? 2 : 0);
       }
       CK(cudaGetLastError());
       if (st.measured && timing) {
-        CK(cudaStreamSynchronize(stream));
-        std::vector<unsigned long long> tb(2 * kBlocks);
+        tblocks.push_back(st.blocks);
+        tsink += 2 * st.blocks * 2;  // the next measured kernel's block times (2 x u64 per block)
+      }
+      if (st.measured && timing && --tleft == 0) {
+        // the span of every measured kernel's blocks, together
+        CK(cudaDeviceSynchronize());
+        size_t nb = 0;
+        for (int b : tblocks) nb += (size_t)b;
+        std::vector<unsigned long long> tb(2 * nb);
         CK(cudaMemcpy(tb.data(), sink, tb.size() * 8, cudaMemcpyDeviceToHost));
         unsigned long long a = ~0ull, b = 0;
-        for (int j = 0; j < kBlocks; j++) {
+        for (size_t j = 0; j < nb; j++) {
           a = std::min(a, tb[2 * j]);
           b = std::max(b, tb[2 * j + 1]);
         }
@@ -922,9 +954,8 @@ int main(int argc, char** argv) {
       }
     }
   }
-  CK(cudaStreamSynchronize(stream));
+  CK(cudaDeviceSynchronize());
   }
-  CK(cudaStreamSynchronize(stream));
   CK(cudaDeviceSynchronize());
   if (range_all) CK(cudaProfilerStop());
   CK(cudaGetLastError());

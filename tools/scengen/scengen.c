@@ -331,6 +331,8 @@ struct step {
     int num; /* 1-based position in the list */
     bool measured;
     char *text;
+    unsigned stream; /* @sN: 1 (the row's stream) or 2 */
+    unsigned grid;   /* @gG: the kernel line's grid; the accesses keep the 528-block order */
     /* kernel */
     enum op op;
     int buf;
@@ -707,6 +709,23 @@ static struct step *parse_steps(const char *steps_in, size_t *nsteps)
             s = trim(s);
             measured++;
         }
+        /* @sN and @gG suffixes (hwprobe: the stream and the grid of the launch) */
+        st->stream = 1;
+        st->grid = NBLOCKS;
+        for (char *at; (at = strrchr(s, '@')) && (at[1] == 's' || at[1] == 'g');) {
+            char *end;
+            unsigned long val = strtoul(at + 2, &end, 10);
+            if (end == at + 2 || *trim(end))
+                die(where, "bad suffix \"%s\" (expected @s1, @s2 or @gBLOCKS)", at);
+            if (at[1] == 's' && (val == 1 || val == 2))
+                st->stream = (unsigned)val;
+            else if (at[1] == 'g' && val >= 1 && val <= NBLOCKS)
+                st->grid = (unsigned)val;
+            else
+                die(where, "%s out of range (streams 1 and 2; grids 1 to %u blocks)", at, NBLOCKS);
+            *at = '\0';
+            s = trim(s);
+        }
         if (strcmp(s, "flush") == 0) {
             st->kind = STEP_FLUSH;
         } else if (strncmp(s, "window", 6) == 0 && trim(s + 6)[0] == '(') {
@@ -729,9 +748,7 @@ static struct step *parse_steps(const char *steps_in, size_t *nsteps)
         p = semi + 1;
     }
     if (measured == 0)
-        die("steps", "no measured step (mark exactly one kernel with a trailing *)");
-    if (measured > 1)
-        die("steps", "%d steps marked measured with *; exactly one is allowed", measured);
+        die("steps", "no measured step (mark a kernel with a trailing *)");
     free(all);
     *nsteps = n;
     return v;
@@ -968,6 +985,11 @@ static void emit_trace(const struct step *v, size_t n, const char *setaside_text
           "F=0x7e0200000000 (512 MiB)\n");
     if (setaside_line)
         oprintf("%s\n", setaside_line);
+    /* a row with a second stream names every kernel's stream and grid (the
+     * row's own stream is 1, not the legacy default stream 0) */
+    bool streams = false;
+    for (size_t k = 0; k < n; k++)
+        streams |= v[k].stream == 2;
     for (size_t k = 0; k < n; k++) {
         const struct step *st = &v[k];
         char pre[32];
@@ -977,13 +999,18 @@ static void emit_trace(const struct step *v, size_t n, const char *setaside_text
         case STEP_FLUSH:
             oputs("reset\n");
             for (int r = 0; r < 2; r++) {
-                oputs("kernel flush\n");
+                oputs(streams ? "kernel flush stream=1 grid=528 block=512\n" : "kernel flush\n");
                 emit_sweep(DO_LD, buffers[BUF_F].base, buffers[BUF_F].bytes, NULL);
             }
+            if (streams)
+                oputs("sync\n"); /* hwprobe waits for the flush when a row has two streams */
             break;
         case STEP_WINDOW:
-            oprintf("window 0x%llx %llu %s %s %s\n", (unsigned long long)st->wbase,
+            oprintf("window 0x%llx %llu %s %s %s", (unsigned long long)st->wbase,
                     (unsigned long long)st->wbytes, st->hit_ratio, st->hit_prop, st->miss_prop);
+            if (streams)
+                oprintf(" stream=%u", st->stream);
+            oputs("\n");
             break;
         case STEP_KERNEL:
             if (st->policy >= 0 && !policies[st->policy].emitted) {
@@ -991,9 +1018,12 @@ static void emit_trace(const struct step *v, size_t n, const char *setaside_text
                 policies[st->policy].emitted = true;
             }
             if (st->measured)
-                oputs("kernel measured\n");
+                oputs("kernel measured");
             else
-                oprintf("kernel s%d_%s_%c\n", st->num, op_names[st->op], buffers[st->buf].name);
+                oprintf("kernel s%d_%s_%c", st->num, op_names[st->op], buffers[st->buf].name);
+            if (streams)
+                oprintf(" stream=%u grid=%u block=512", st->stream, st->grid);
+            oputs("\n");
             if (st->op >= DO_GATHER)
                 emit_xop(st, buffers[st->buf].base + st->off);
             else

@@ -1,0 +1,1 @@
+run --config configs/h100.cfg traces/concurrent.trace
