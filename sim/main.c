@@ -81,6 +81,8 @@ static void help_common(FILE *f)
                "  --semantics M      hardware (default): what the descriptor encodes, as the GPU applies it;\n"
                "                     documented: exact fractions and byte ranges as requested\n"
                "  --json | --csv     machine-readable output instead of the table\n"
+               "  --jsonl            one compact JSON line (per variant): trace, variant, configuration,\n"
+               "                     totals and kernels, for concatenating many runs\n"
                "  --threads N        simulate with N threads (run: N lanes that own disjoint sets of the\n"
                "                     cache; compare: variants spread over N threads; default: run 1,\n"
                "                     compare the number of CPUs); results are identical for any N\n"
@@ -196,7 +198,7 @@ struct opts {
     struct l2_variant var[MAX_VARIANTS];
     char *var_text[MAX_VARIANTS];
     int nvar;
-    int json, csv;
+    int json, csv, jsonl;
     const char *expect, *write_expect;
     double tolerance;
     int tolerance_given;
@@ -302,6 +304,8 @@ static int parse_opts(int argc, char **argv, const char *cmd, struct opts *o, vo
             o->json = 1;
         } else if (!advise && strcmp(a, "--csv") == 0) {
             o->csv = 1;
+        } else if (!advise && strcmp(a, "--jsonl") == 0) {
+            o->jsonl = 1;
         } else if (advise && (strcmp(a, "--buffers") == 0 || strcmp(a, "--top") == 0)) {
             uint64_t v;
             unsigned max = a[2] == 'b' ? L2_ADVISE_MAX_BUF : 16;
@@ -343,8 +347,8 @@ static int parse_opts(int argc, char **argv, const char *cmd, struct opts *o, vo
     }
     if (!o->trace)
         return usage_error(cmd, "no trace given");
-    if (o->json && o->csv)
-        return usage_error(cmd, "--json and --csv exclude each other");
+    if (o->json + o->csv + o->jsonl > 1)
+        return usage_error(cmd, "--json, --jsonl and --csv exclude each other");
     for (int i = 0; i < o->nvar; i++) {
         if (!o->var_text[i]) {
             l2_err e;
@@ -427,8 +431,9 @@ static int cmd_run(int argc, char **argv)
         }
     }
     if (rc != EXIT_INPUT) {
-        int w = o.json  ? l2_report_json(stdout, sim, &ri, &e)
-                : o.csv ? l2_report_csv(stdout, sim, 1, NULL, &e)
+        int w = o.json    ? l2_report_json(stdout, sim, &ri, &e)
+                : o.jsonl ? l2_report_jsonl(stdout, &sp[0], NULL, 1, &ri, &e)
+                : o.csv   ? l2_report_csv(stdout, sim, 1, NULL, &e)
                         : l2_report_table(stdout, sim, &ri, &e);
         if (w < 0)
             rc = die(&e);
@@ -542,6 +547,8 @@ static int cmd_compare(int argc, char **argv)
     int w = 0;
     if (o.json)
         w = l2_compare_json(stdout, sp, names, (unsigned)o.nvar, &ri, &e);
+    else if (o.jsonl)
+        w = l2_report_jsonl(stdout, sp, names, (unsigned)o.nvar, &ri, &e);
     else if (o.csv)
         for (int i = 0; i < o.nvar && w == 0; i++)
             w = l2_report_csv(stdout, sp[i], i == 0, names[i], &e);

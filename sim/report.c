@@ -879,6 +879,61 @@ int l2_compare_json(FILE *f, struct l2_sim *const *v, const char *const *names, 
     return 0;
 }
 
+/* ---- JSON lines ---- */
+
+/* One line: the run's identity (trace, variant, semantics, every
+ * configuration value), its totals and each kernel's all-accesses counters,
+ * rates and estimated time, without groups, buffers or histograms. */
+static void jsonl_line(FILE *f, const struct l2_sim *s, const struct scopes *ss, const struct l2_run_info *ri,
+                       const char *variant)
+{
+    char buf[512];
+    fprintf(f, "{\"l2sim\": \"%s\", \"trace\": ", L2SIM_VERSION);
+    l2_json_str(f, ri->trace);
+    fputs(", \"variant\": ", f);
+    if (variant)
+        l2_json_str(f, variant);
+    else
+        fputs("null", f);
+    fprintf(f, ", \"records\": %" PRIu64 ", \"semantics\": \"%s\", \"config\": {", ri->records, sem_name(s->sem));
+    const char *key, *value;
+    int text;
+    for (size_t i = 0; (value = l2_config_entry_json(&s->l2.cfg, i, &key, buf, sizeof buf, &text)) != NULL; i++) {
+        fprintf(f, "%s\"%s\": ", i ? ", " : "", key);
+        if (text)
+            l2_json_str(f, value);
+        else
+            fputs(value, f);
+    }
+    fputs("}, \"totals\": {", f);
+    json_counters(f, &ss->total);
+    fprintf(f, ", \"est_ns\": %.1f}, \"kernels\": [", ss->ev[s->nk].est_ns);
+    for (uint32_t i = 0; i < s->nk; i++) {
+        const struct l2_kstats *k = &s->k[i];
+        fputs(i ? ", {\"name\": " : "{\"name\": ", f);
+        l2_json_str(f, k->name);
+        fprintf(f, ", \"index\": %u, \"stream\": %u, \"alongside\": [", i + 1, k->stream);
+        for (uint32_t j = 0; j < k->nwith; j++)
+            fprintf(f, "%s%u", j ? ", " : "", k->with[j] + 1);
+        fputs("], ", f);
+        json_counters(f, &k->total);
+        fprintf(f, ", \"est_ns\": %.1f}", ss->ev[i].est_ns);
+    }
+    fputs("]}\n", f);
+}
+
+int l2_report_jsonl(FILE *f, struct l2_sim *const *v, const char *const *names, unsigned n,
+                    const struct l2_run_info *ri, l2_err *e)
+{
+    struct scopes *ss = collect_all(v, n, e);
+    if (!ss)
+        return -1;
+    for (unsigned i = 0; i < n; i++)
+        jsonl_line(f, v[i], &ss[i], ri, names ? names[i] : NULL);
+    free_all(ss, n);
+    return 0;
+}
+
 /* ---- compare as HTML ---- */
 
 #define HTML_GROUPS 24 /* kernels or buffers the bars show at most */

@@ -24,6 +24,13 @@ struct l2_run_info {
 int l2_report_table(FILE *f, const struct l2_sim *s, const struct l2_run_info *ri, l2_err *e);
 int l2_report_json(FILE *f, const struct l2_sim *s, const struct l2_run_info *ri, l2_err *e);
 int l2_report_csv(FILE *f, const struct l2_sim *s, int with_header, const char *variant, l2_err *e);
+/* JSON lines (--jsonl): one compact line per simulator (a run: n = 1,
+ * names NULL; compare: one per variant, named), for concatenating the
+ * results of many runs: trace, variant, semantics, every configuration
+ * value as a number (text keys as strings), the totals and each kernel's
+ * counters, rates and est_ns. */
+int l2_report_jsonl(FILE *f, struct l2_sim *const *v, const char *const *names, unsigned n,
+                    const struct l2_run_info *ri, l2_err *e);
 
 /* Side by side: hit rates of every variant per kernel, priority and tag,
  * with the difference to the first variant. */
