@@ -5,7 +5,7 @@
 # measures speed and memory.
 
 CC       ?= cc
-DEPS     := uthash-dev check pkg-config zlib1g-dev libzstd-dev
+DEPS     := uthash-dev check pkg-config zlib1g-dev libzstd-dev parallel python3
 CSTD     := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 # Link-time optimisation needs the compiler's own archiver: gcc-ar for GCC,

@@ -165,6 +165,42 @@ START_TEST(probe_skips_without_gpu)
 }
 END_TEST
 
+/* tools/sweep: the grid's product in order, each run's swept value and
+ * rates in the merged CSV (far copies change the near-partition rate),
+ * the Slurm script's array, and grid errors at file:line. */
+START_TEST(sweep_grid)
+{
+    char dir[64], grid[64], cmd[2048];
+    snprintf(dir, sizeof dir, "/tmp/l2sim-sweep-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char text[512];
+    snprintf(text, sizeof text, "l2sim %s\nset far_copy 1 0\ntrace traces/update.trace\n", tests_l2sim());
+    tests_write_temp(grid, sizeof grid, text);
+    snprintf(cmd, sizeof cmd, "tools/sweep/sweep run %s %s/run --jobs 2 >/dev/null", grid, dir);
+    ck_assert_int_eq(tests_sh(cmd, NULL, NULL), 0);
+    /* task, far_copy, near_hit_rate: with far copies more sectors hit near */
+    snprintf(cmd, sizeof cmd,
+             "awk -F, 'NR > 1 { printf \"%%s:%%s \", $1, $5; n[$5] = $7 } END { print (n[1] > n[0] + 0.05) }' "
+             "%s/run/results.csv",
+             dir);
+    ck_assert_str_eq(sh_line(cmd), "1:1 2:0 1");
+    snprintf(cmd, sizeof cmd, "tools/sweep/sweep slurm %s %s/slurm >/dev/null && grep -c '^#SBATCH --array=1-2$' %s/slurm/sweep.sbatch && wc -l < %s/slurm/tasks", grid, dir, dir, dir);
+    char *out;
+    ck_assert_int_eq(tests_sh(cmd, &out, NULL), 0);
+    ck_assert_str_eq(out, "1\n2\n");
+    free(out);
+    tests_write_temp(grid, sizeof grid, "trace traces/update.trace\nset far_copy\n");
+    snprintf(cmd, sizeof cmd, "tools/sweep/sweep run %s %s/bad", grid, dir);
+    char *err;
+    ck_assert_int_eq(tests_sh(cmd, NULL, &err), 2);
+    ASSERT_CONTAINS(err, ":2: set needs a key and at least one value");
+    free(err);
+    unlink(grid);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    ck_assert_int_eq(tests_sh(cmd, NULL, NULL), 0);
+}
+END_TEST
+
 Suite *tools_suite(void)
 {
     Suite *s = suite_create("tools");
@@ -176,6 +212,7 @@ Suite *tools_suite(void)
     tcase_add_test(tc, scengen_rejects_what_l2sim_rejects);
     tcase_add_test(tc, hwprobe_builds);
     tcase_add_test(tc, probe_skips_without_gpu);
+    tcase_add_test(tc, sweep_grid);
     suite_add_tcase(s, tc);
     return s;
 }
