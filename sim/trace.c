@@ -135,3 +135,36 @@ double l2_trace_fraction(const struct l2_trace *t)
         return t->bin.total ? (double)t->recno / (double)t->bin.total : 1.0;
     return l2_source_fraction(t->src);
 }
+
+void l2_kernel_label(char out[L2_MAX_KNAME], const char *name)
+{
+    size_t k = 0;
+    if (strncmp(name, "void ", 5) == 0) /* every kernel's return type */
+        name += 5;
+    int escape = name[0] == '@' || strncmp(name, "stream=", 7) == 0 || strncmp(name, "grid=", 5) == 0 ||
+                 strncmp(name, "block=", 6) == 0;
+    if (escape)
+        out[k++] = '_';
+    const unsigned char *p = (const unsigned char *)name;
+    for (; *p && k < L2_MAX_KNAME - 1; p++) {
+        unsigned char ch = *p;
+        if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\v' || ch == '\f')
+            continue;
+        out[k++] = (char)(ch == '#' || ch < 0x20 || ch == 0x7f ? '_' : ch);
+    }
+    if (*p) { /* cut: drop a UTF-8 character left incomplete */
+        size_t j = k;
+        while (j > 0 && ((unsigned char)out[j - 1] & 0xc0u) == 0x80u)
+            j--;
+        if (j > 0 && (unsigned char)out[j - 1] >= 0xc0u) {
+            unsigned char lead = (unsigned char)out[j - 1];
+            size_t len = lead >= 0xf0u ? 4 : lead >= 0xe0u ? 3 : 2;
+            if (k - (j - 1) < len)
+                k = j - 1;
+        }
+    }
+    if (k == 0)
+        out[k++] = '_';
+    out[k] = 0;
+}
+

@@ -118,6 +118,14 @@ int64_t l2_trace_total(const struct l2_trace *t);
 double l2_trace_fraction(const struct l2_trace *t);
 void l2_trace_close(struct l2_trace *t);
 
+/* A kernel's name as a trace label: without the return type "void ",
+ * whitespace dropped, '#' and control bytes as '_', a leading '_' when it
+ * would read as `stream=`, `grid=`, `block=` or `@...`, cut to
+ * L2_MAX_KNAME - 1 bytes at a character boundary, "_" when empty.  The
+ * capture tool names kernels so, and `run --ncu` matches measured kernel
+ * names the same way. */
+void l2_kernel_label(char out[L2_MAX_KNAME], const char *name);
+
 /* Writes an event as a text trace line; -1 on a write error or out of
  * memory. */
 int l2_event_write_text(FILE *f, const struct l2_event *ev, const struct l2_symtab *syms);

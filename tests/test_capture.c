@@ -296,29 +296,29 @@ END_TEST
 START_TEST(labels_are_trace_words)
 {
     char out[L2_MAX_KNAME];
-    l2t_label(out, "void k<(int)1>(float*, int #2)");
+    l2_kernel_label(out, "void k<(int)1>(float*, int #2)");
     ck_assert_str_eq(out, "k<(int)1>(float*,int_2)");
-    l2t_label(out, "");
+    l2_kernel_label(out, "");
     ck_assert_str_eq(out, "_");
-    l2t_label(out, "   ");
+    l2_kernel_label(out, "   ");
     ck_assert_str_eq(out, "_");
-    l2t_label(out, "stream=3");
+    l2_kernel_label(out, "stream=3");
     ck_assert_str_eq(out, "_stream=3");
-    l2t_label(out, "@x");
+    l2_kernel_label(out, "@x");
     ck_assert_str_eq(out, "_@x");
-    l2t_label(out, "grid=1");
+    l2_kernel_label(out, "grid=1");
     ck_assert_str_eq(out, "_grid=1");
-    l2t_label(out, "a\tb\nc\x01");
+    l2_kernel_label(out, "a\tb\nc\x01");
     ck_assert_str_eq(out, "abc_");
     char longname[400];
     memset(longname, 'x', sizeof longname - 1);
     longname[sizeof longname - 1] = 0;
-    l2t_label(out, longname);
+    l2_kernel_label(out, longname);
     ck_assert_uint_eq(strlen(out), 127);
     /* a 2-byte UTF-8 character across the cut is dropped whole */
     memset(longname, 'y', 126);
     strcpy(longname + 126, "\xc3\xa9zzz");
-    l2t_label(out, longname);
+    l2_kernel_label(out, longname);
     ck_assert_uint_eq(strlen(out), 126);
 }
 END_TEST

@@ -83,38 +83,6 @@ int l2t_options_parse(struct l2t_options *o, const char *kernel, const char *lau
     return 0;
 }
 
-void l2t_label(char out[L2_MAX_KNAME], const char *name)
-{
-    size_t k = 0;
-    if (strncmp(name, "void ", 5) == 0) /* every kernel's return type */
-        name += 5;
-    int escape = name[0] == '@' || strncmp(name, "stream=", 7) == 0 || strncmp(name, "grid=", 5) == 0 ||
-                 strncmp(name, "block=", 6) == 0;
-    if (escape)
-        out[k++] = '_';
-    const unsigned char *p = (const unsigned char *)name;
-    for (; *p && k < L2_MAX_KNAME - 1; p++) {
-        unsigned char ch = *p;
-        if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\v' || ch == '\f')
-            continue;
-        out[k++] = (char)(ch == '#' || ch < 0x20 || ch == 0x7f ? '_' : ch);
-    }
-    if (*p) { /* cut: drop a UTF-8 character left incomplete */
-        size_t j = k;
-        while (j > 0 && ((unsigned char)out[j - 1] & 0xc0u) == 0x80u)
-            j--;
-        if (j > 0 && (unsigned char)out[j - 1] >= 0xc0u) {
-            unsigned char lead = (unsigned char)out[j - 1];
-            size_t len = lead >= 0xf0u ? 4 : lead >= 0xe0u ? 3 : 2;
-            if (k - (j - 1) < len)
-                k = j - 1;
-        }
-    }
-    if (k == 0)
-        out[k++] = '_';
-    out[k] = 0;
-}
-
 int l2t_init(struct l2t_capture *c, const struct l2t_options *o, l2t_emit_fn emit, void *ctx, l2_err *e)
 {
     memset(c, 0, sizeof *c);
@@ -252,7 +220,7 @@ int l2t_on_alloc(struct l2t_capture *c, uint64_t base, uint64_t bytes, const cha
     a->base = base;
     a->bytes = bytes;
     if (name) {
-        l2t_label(a->name, name);
+        l2_kernel_label(a->name, name);
         for (uint32_t i = 0; i < c->nalloc; i++)
             if (strcmp(c->alloc[i].name, a->name) == 0) { /* a live name: make it unique */
                 char tmp[L2_MAX_KNAME];
@@ -310,7 +278,7 @@ int l2t_on_launch(struct l2t_capture *c, const char *name, uint64_t stream, cons
             return -1;
     }
     struct l2_event *ev = ev_start(c, EV_KERNEL);
-    l2t_label(ev->label, name);
+    l2_kernel_label(ev->label, name);
     ev->stream = sid;
     memcpy(ev->grid, grid, sizeof ev->grid);
     memcpy(ev->block, block, sizeof ev->block);

@@ -82,11 +82,6 @@ struct l2t_capture {
 int l2t_init(struct l2t_capture *c, const struct l2t_options *o, l2t_emit_fn emit, void *ctx, l2_err *e);
 void l2t_free(struct l2t_capture *c);
 
-/* A valid trace label from any name: a leading "void " dropped, blanks removed, '#' and control
- * characters replaced by '_', a leading `@` or a `stream=`, `grid=` or
- * `block=` prefix escaped with '_', cut to L2_MAX_KNAME - 1 bytes (at a
- * UTF-8 character boundary); "_" for an empty name. */
-void l2t_label(char out[L2_MAX_KNAME], const char *name);
 
 /* The default stream's handle: stream 0.  Other streams are numbered
  * from 1 in order of first appearance, events ev0, ev1, ... likewise. */
