@@ -103,6 +103,9 @@ static void help_run(FILE *f)
                "  --expect FILE      compare the hit rates with FILE; exit 1 and print the differences\n"
                "                     when one moved by more than the tolerance\n"
                "  --tolerance PP     allowed difference in percentage points (default 0; with --expect)\n"
+               "  --ncu FILE         an `ncu --csv --page raw` export of the same program: print each\n"
+               "                     kernel's measured L2 hit rates (matched by name and launch order) next\n"
+               "                     to the simulated ones, with the differences (table and --json)\n"
                "  --histogram        table: after each kernel's rows and the totals', print their latency\n"
                "                     histograms (JSON always holds them; CSV has none)\n"
                "\nconfiguration keys (for --set and config files):\n");
@@ -209,6 +212,7 @@ struct opts {
     unsigned nbuf, top; /* advise */
     int exhaustive;
     const char *html; /* compare, advise --html FILE */
+    const char *ncu;  /* run --ncu FILE */
 };
 
 static int parse_sem(const char *v, enum l2_semantics *s)
@@ -318,6 +322,9 @@ static int parse_opts(int argc, char **argv, const char *cmd, struct opts *o, vo
         } else if (!compare && !advise && strcmp(a, "--expect") == 0) {
             NEED_ARG();
             o->expect = next;
+        } else if (!compare && !advise && strcmp(a, "--ncu") == 0) {
+            NEED_ARG();
+            o->ncu = next;
         } else if (!compare && !advise && strcmp(a, "--histogram") == 0) {
             o->histogram = 1;
         } else if (!compare && !advise && strcmp(a, "--write-expect") == 0) {
@@ -372,6 +379,8 @@ static int parse_opts(int argc, char **argv, const char *cmd, struct opts *o, vo
         return usage_error(cmd, "compare needs at least two --variant options");
     if (o->tolerance_given && !o->expect)
         return usage_error(cmd, "--tolerance applies to --expect, which is not given");
+    if (o->ncu && (o->csv || o->jsonl))
+        return usage_error(cmd, "--ncu prints the measurements with the table or --json, not --csv or --jsonl");
     return 0;
 }
 
@@ -386,8 +395,13 @@ static int cmd_run(int argc, char **argv)
     unsigned nlanes = o.threads ? o.threads : 1, ok = 0;
     struct l2_sim lane[MAX_THREADS];
     struct l2_sim *sp[MAX_THREADS];
-    if (l2_symtab_init(&syms, &e) < 0)
+    struct l2_ncu ncu = {0};
+    if (o.ncu && l2_ncu_load(&ncu, o.ncu, &e) < 0) /* before the simulation: a bad file fails at once */
         return die(&e);
+    if (l2_symtab_init(&syms, &e) < 0) {
+        l2_ncu_free(&ncu);
+        return die(&e);
+    }
     /* lanes: each simulates the sets it owns; their counters add up */
     for (; ok < nlanes; ok++) {
         if (l2_variant_setup(&lane[ok], &o.common, &syms, &e) < 0)
@@ -405,7 +419,10 @@ static int cmd_run(int argc, char **argv)
     }
     const struct l2_sim *sim = &lane[0];
     l2_variant_warn_unused(sim, &o.common, &syms, stderr);
-    struct l2_run_info ri = {.trace = l2_trace_label(o.trace), .records = (uint64_t)records, .histogram = o.histogram};
+    struct l2_run_info ri = {.trace = l2_trace_label(o.trace),
+                             .records = (uint64_t)records,
+                             .histogram = o.histogram,
+                             .ncu = o.ncu ? &ncu : NULL};
     if (o.write_expect) {
         FILE *f = fopen(o.write_expect, "w");
         if (!f) {
@@ -442,6 +459,7 @@ out:
     for (unsigned i = 0; i < ok; i++)
         l2_sim_free(&lane[i]);
     l2_symtab_free(&syms);
+    l2_ncu_free(&ncu);
     return rc;
 }
 

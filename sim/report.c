@@ -361,11 +361,198 @@ static void table_buffer(FILE *f, const struct scope *sc, const struct l2_counte
     fputc('\n', f);
 }
 
+/* ---- measured by Nsight Compute (run --ncu) ---- */
+
+#define NCU_MIN_SECTORS ((1u << 20) / 32) /* kernels below 1 MiB of L2 traffic are too small to judge */
+
+/* One simulated kernel beside its measurement. */
+struct ncu_cmp {
+    int64_t row;   /* the measured row, -1: none */
+    int counts;    /* in the mean error: >= 1 MiB measured, sectors within 2x (else "small", "not captured") */
+    double hit, read_hit; /* simulated, percent */
+};
+
+/* Every kernel's comparison and the mean absolute errors (hit rate, load
+ * hit rate; NAN when no kernel counts) over the n kernels that count. */
+struct ncu_res {
+    const struct l2_ncu *m;
+    struct ncu_cmp *c;
+    double mae[2];
+    uint32_t n;
+};
+
+/* Matches s's kernels with the measured rows; the mean absolute errors of
+ * the kernels that count go to mae[2] (NAN when none), their number to
+ * *n.  NULL when out of memory. */
+static struct ncu_cmp *ncu_compare(const struct l2_sim *s, const struct l2_ncu *m, double mae[2], uint32_t *n)
+{
+    struct ncu_cmp *c = calloc((size_t)s->nk + 1, sizeof *c);
+    int64_t *match = calloc((size_t)s->nk + 1, sizeof *match);
+    const char **names = calloc((size_t)s->nk + 1, sizeof *names);
+    if (!c || !match || !names) {
+        free(c);
+        free(match);
+        free(names);
+        return NULL;
+    }
+    for (uint32_t i = 0; i < s->nk; i++)
+        names[i] = s->k[i].name;
+    l2_ncu_match(m, names, s->nk, match);
+    double sum[2] = {0, 0};
+    uint32_t cnt[2] = {0, 0};
+    for (uint32_t i = 0; i < s->nk; i++) {
+        const struct l2_counters *t = &s->k[i].total;
+        c[i].row = match[i];
+        c[i].hit = 100 * rate(t->sector_hits, t->sectors);
+        c[i].read_hit = 100 * rate(t->read_hits, t->read_sectors);
+        if (match[i] < 0)
+            continue;
+        const struct l2_ncu_row *r = &m->row[match[i]];
+        double ratio = (double)t->sectors / r->sectors;
+        c[i].counts = isnan(r->sectors) || (r->sectors >= NCU_MIN_SECTORS && ratio >= 0.5 && ratio <= 2);
+        if (!c[i].counts)
+            continue;
+        const double d[2] = {c[i].hit - r->hit, c[i].read_hit - r->read_hit};
+        for (int k = 0; k < 2; k++)
+            if (!isnan(d[k])) {
+                sum[k] += fabs(d[k]);
+                cnt[k]++;
+            }
+    }
+    *n = cnt[0];
+    for (int k = 0; k < 2; k++)
+        mae[k] = cnt[k] ? sum[k] / cnt[k] : NAN;
+    free(match);
+    free(names);
+    return c;
+}
+
+static void num_or_dash(FILE *f, const char *fmt, double v, int width)
+{
+    if (isnan(v))
+        fprintf(f, " %*s", width, "-");
+    else
+        fprintf(f, fmt, width, v);
+}
+
+static void ncu_table(FILE *f, const struct l2_sim *s, const struct scopes *ss, const struct ncu_res *nr)
+{
+    const struct l2_ncu *m = nr->m;
+    const struct ncu_cmp *c = nr->c;
+    const double *mae = nr->mae;
+    const uint32_t n = nr->n;
+    uint32_t matched = 0;
+    for (uint32_t i = 0; i < s->nk; i++)
+        matched += c[i].row >= 0;
+    fprintf(f, "\nmeasured by Nsight Compute (%s): %u of %u kernel%s matched by name and launch order, %u measured "
+               "row%s unmatched\n",
+            m->path, matched, s->nk, s->nk == 1 ? "" : "s", m->n - matched, m->n - matched == 1 ? "" : "s");
+    fprintf(f, "  %4s %-40s %12s %12s %8s %8s %7s %8s %8s %7s %10s %10s %9s %9s\n", "#", "kernel", "sectors-meas",
+            "sectors-sim", "hit%-mea", "hit%-sim", "diff", "load%-me", "load%-si", "diff", "dram-MB-me", "dram-MB-si",
+            "ns-meas", "ns-sim");
+    for (uint32_t i = 0; i < s->nk; i++) {
+        const struct l2_kstats *k = &s->k[i];
+        fprintf(f, "  %4u %-40.40s", i + 1, k->name);
+        if (c[i].row < 0) {
+            fputs(" (not measured)\n", f);
+            continue;
+        }
+        const struct l2_ncu_row *r = &m->row[c[i].row];
+        num_or_dash(f, " %*.0f", r->sectors, 12);
+        fprintf(f, " %12" PRIu64, k->total.sectors);
+        num_or_dash(f, " %*.2f", r->hit, 8);
+        num_or_dash(f, " %*.2f", c[i].hit, 8);
+        num_or_dash(f, " %+*.2f", c[i].hit - r->hit, 7);
+        num_or_dash(f, " %*.2f", r->read_hit, 8);
+        num_or_dash(f, " %*.2f", c[i].read_hit, 8);
+        num_or_dash(f, " %+*.2f", c[i].read_hit - r->read_hit, 7);
+        num_or_dash(f, " %*.2f", r->dram_rd / 1e6, 10);
+        fprintf(f, " %10.2f", (double)k->total.dram_rd / 1e6);
+        num_or_dash(f, " %*.0f", r->ns, 9);
+        fprintf(f, " %9.0f%s\n", ss->ev[i].est_ns,
+                c[i].counts ? "" : isnan(r->sectors) || r->sectors >= NCU_MIN_SECTORS ? "  (not captured)" : "  (small)");
+    }
+    fprintf(f, "  mean absolute error over the %u kernel%s (>= 1 MiB measured, sectors within 2x): ", n,
+            n == 1 ? " that counts" : "s that count");
+    if (isnan(mae[0]))
+        fputs("none\n", f);
+    else
+        fprintf(f, "hit rate %.2f points, load hit rate %.2f points\n", mae[0], mae[1]);
+}
+
+static void json_num(FILE *f, const char *key, double v, const char *fmt)
+{
+    fprintf(f, ", \"%s\": ", key);
+    if (isnan(v))
+        fputs("null", f);
+    else
+        fprintf(f, fmt, v);
+}
+
+static void ncu_json(FILE *f, const struct l2_sim *s, const struct ncu_res *nr, const char *ind)
+{
+    const struct l2_ncu *m = nr->m;
+    const struct ncu_cmp *c = nr->c;
+    const double *mae = nr->mae;
+    const uint32_t n = nr->n;
+    fprintf(f, ",\n%s\"ncu\": {\"file\": ", ind);
+    l2_json_str(f, m->path);
+    fprintf(f, ", \"measured_rows\": %u, \"kernels_counted\": %u", m->n, n);
+    json_num(f, "hit_rate_mae_pp", mae[0], "%.4f");
+    json_num(f, "read_hit_rate_mae_pp", mae[1], "%.4f");
+    fputs(", \"kernels\": [", f);
+    for (uint32_t i = 0; i < s->nk; i++) {
+        fprintf(f, "%s\n%s  {\"index\": %u, \"name\": ", i ? "," : "", ind, i + 1);
+        l2_json_str(f, s->k[i].name);
+        if (c[i].row < 0) {
+            fputs(", \"measured\": null}", f);
+            continue;
+        }
+        const struct l2_ncu_row *r = &m->row[c[i].row];
+        fprintf(f, ", \"measured_name\": ");
+        l2_json_str(f, r->name);
+        fprintf(f, ", \"line\": %u, \"counts\": %s, \"measured\": {\"hit_rate_pct\": ", r->line,
+                c[i].counts ? "true" : "false");
+        if (isnan(r->hit))
+            fputs("null", f);
+        else
+            fprintf(f, "%.4f", r->hit);
+        json_num(f, "read_hit_rate_pct", r->read_hit, "%.4f");
+        json_num(f, "sectors", r->sectors, "%.0f");
+        json_num(f, "dram_read_bytes", r->dram_rd, "%.0f");
+        json_num(f, "ns", r->ns, "%.1f");
+        fputs("}, \"diff_pp\": {\"hit_rate\": ", f);
+        if (isnan(c[i].hit - r->hit))
+            fputs("null", f);
+        else
+            fprintf(f, "%.4f", c[i].hit - r->hit);
+        json_num(f, "read_hit_rate", c[i].read_hit - r->read_hit, "%.4f");
+        fputs("}}", f);
+    }
+    fprintf(f, "%s]}", s->nk ? "\n" : "");
+}
+
+/* nr for a run with --ncu (nr->c NULL without); -1 when out of memory. */
+static int ncu_start(const struct l2_sim *s, const struct l2_run_info *ri, struct ncu_res *nr, l2_err *e)
+{
+    memset(nr, 0, sizeof *nr);
+    if (!ri->ncu)
+        return 0;
+    nr->m = ri->ncu;
+    nr->c = ncu_compare(s, ri->ncu, nr->mae, &nr->n);
+    return nr->c ? 0 : l2_fail(e, "out of memory");
+}
+
 int l2_report_table(FILE *f, const struct l2_sim *s, const struct l2_run_info *ri, l2_err *e)
 {
     struct scopes ss;
+    struct ncu_res nr;
     if (collect(s, &ss, e) < 0)
         return -1;
+    if (ncu_start(s, ri, &nr, e) < 0) {
+        scopes_free(&ss);
+        return -1;
+    }
     fprintf(f, "l2sim %s report\n", L2SIM_VERSION);
     fprintf(f, "trace: %s: %" PRIu64 " record%s read, %" PRIu64 " simulated (%" PRIu64 " access%s)\n", ri->trace,
             ri->records, ri->records == 1 ? "" : "s", s->records, s->accesses, s->accesses == 1 ? "" : "es");
@@ -418,6 +605,9 @@ int l2_report_table(FILE *f, const struct l2_sim *s, const struct l2_run_info *r
     }
     if (hist)
         table_hists(f, hist);
+    if (nr.c)
+        ncu_table(f, s, &ss, &nr);
+    free(nr.c);
     scopes_free(&ss);
     return 0;
 }
@@ -574,7 +764,7 @@ static void json_buffers(FILE *f, const struct l2_sim *s, const struct l2_counte
 }
 
 static void json_body(FILE *f, const struct l2_sim *s, const struct scopes *ss, const struct l2_run_info *ri,
-                      const char *ind)
+                      const struct ncu_res *nr, const char *ind)
 {
     char buf[512];
     fprintf(f, "%s\"l2sim\": \"%s\",\n%s\"trace\": ", ind, L2SIM_VERSION, ind);
@@ -636,17 +826,26 @@ static void json_body(FILE *f, const struct l2_sim *s, const struct scopes *ss, 
     json_time(f, &ss->ev[s->nk], ss->total.accesses, ind1);
     json_groups(f, ss->prio, ss->tag, s->nbind, s->syms, ind1);
     json_buffers(f, s, ss->buf, s->buf.nrow, &ss->total, ind1);
-    fputs("}\n", f);
+    fputc('}', f);
+    if (nr && nr->c)
+        ncu_json(f, s, nr, ind);
+    fputc('\n', f);
 }
 
 int l2_report_json(FILE *f, const struct l2_sim *s, const struct l2_run_info *ri, l2_err *e)
 {
     struct scopes ss;
+    struct ncu_res nr;
     if (collect(s, &ss, e) < 0)
         return -1;
+    if (ncu_start(s, ri, &nr, e) < 0) {
+        scopes_free(&ss);
+        return -1;
+    }
     fputs("{\n", f);
-    json_body(f, s, &ss, ri, "  ");
+    json_body(f, s, &ss, ri, &nr, "  ");
     fputs("}\n", f);
+    free(nr.c);
     scopes_free(&ss);
     return 0;
 }
@@ -871,7 +1070,7 @@ int l2_compare_json(FILE *f, struct l2_sim *const *v, const char *const *names, 
         fprintf(f, "%s\n    {\n      \"variant\": ", i ? "," : "");
         l2_json_str(f, names[i]);
         fputs(",\n", f);
-        json_body(f, v[i], &ss[i], ri, "      ");
+        json_body(f, v[i], &ss[i], ri, NULL, "      ");
         fputs("    }", f);
     }
     fputs("\n  ]\n}\n", f);

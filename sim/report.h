@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 
+#include "ncu.h"
 #include "sim.h"
 
 #define L2SIM_VERSION "0.1.0"
@@ -17,6 +18,7 @@ struct l2_run_info {
     const char *trace;    /* trace name as given */
     uint64_t records;     /* records read from the trace */
     int histogram;        /* table: print each kernel's latency histograms (--histogram) */
+    const struct l2_ncu *ncu; /* run --ncu: measurements to print beside each kernel (table, JSON) */
 };
 
 /* Every writer returns 0, or -1 with e set when out of memory, before

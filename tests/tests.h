@@ -35,6 +35,7 @@ Suite *coalesce_suite(void);
 Suite *capture_suite(void);
 Suite *html_suite(void);
 Suite *replay_suite(void);
+Suite *ncu_suite(void);
 
 /* Fails unless string `hay` contains `needle`. */
 #define ASSERT_CONTAINS(hay, needle)                                                          \

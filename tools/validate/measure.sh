@@ -4,7 +4,8 @@
 # wall time native and under l2trace, the captured trace, and l2sim's
 # per-kernel report of it; then `l2sim advise` on the captures.  Run from
 # the repository root after `make all l2trace` (BUILD=build).  Everything
-# goes under OUT: ncu-W.csv, W.l2b.zst, sim-W.csv, advise-W.json, log.txt.
+# goes under OUT: ncu-W.csv, W.l2b.zst, sim-W.csv, vs-W.txt (l2sim run --ncu:
+# each kernel beside its measurement), advise-W.json, log.txt.
 #
 # Workloads (tools/validate/): hotcold (8 kernels: a 16 MiB table re-read,
 # 48 MiB streamed each), emb (embedding bag over 48.8 MiB), mlp (fp16 MLP,
@@ -50,6 +51,10 @@ for w in $WS; do
     echo "captured: $(dt "$a" "$b") s, trace $(stat -c %s "$O/$w.l2b.zst" 2>/dev/null) bytes (zstd)"
     timeout 120 "$B/l2sim" run --config configs/h100.cfg --csv "$O/$w.l2b.zst" >"$O/sim-$w.csv" 2>"$O/sim-$w.log"
     echo "l2sim exit $?: $(($(wc -l <"$O/sim-$w.csv") - 1)) rows"
+    # the kernels side by side with their measurement
+    timeout 120 "$B/l2sim" run --config configs/h100.cfg --ncu "$O/ncu-$w.csv" "$O/$w.l2b.zst" 2>&1 |
+        sed -n '/^measured by Nsight Compute/,$p' >"$O/vs-$w.txt"
+    echo "l2sim --ncu: $(tail -1 "$O/vs-$w.txt")"
     timeout 120 "$B/l2sim" advise --config configs/h100.cfg --json "$O/$w.l2b.zst" >"$O/advise-$w.json" 2>&1
     echo "advise exit $?"
 done
