@@ -151,7 +151,10 @@ static int spool_stdin(struct l2_replay *r, l2_err *e)
 int l2_replay_open(struct l2_replay **out, const char *path, struct l2_symtab *syms, uint32_t sms, int serialize,
                    l2_err *e)
 {
-    struct l2_replay *r = calloc(1, sizeof *r);
+    /* aligned: `held` is an event, whose alignment (64) exceeds malloc's */
+    struct l2_replay *r = aligned_alloc(_Alignof(struct l2_replay), sizeof *r);
+    if (r)
+        memset(r, 0, sizeof *r);
     if (!r || !(r->defined = calloc(L2_MAX_SYMS / 8, 1))) {
         free(r);
         return l2_fail(e, "out of memory");
