@@ -5,7 +5,7 @@
 # measures speed and memory.
 
 CC       ?= cc
-DEPS     := uthash-dev check pkg-config zlib1g-dev libzstd-dev parallel python3
+DEPS     := uthash-dev check pkg-config zlib1g-dev libzstd-dev liblzma-dev xz-utils parallel python3
 CSTD     := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 # Link-time optimisation needs the compiler's own archiver: gcc-ar for GCC,
@@ -28,9 +28,9 @@ BUILD    ?= build
 endif
 CFLAGS   += $(CSTD) $(WARN) $(OPT) $(ARCH) -pthread
 AR       := $(if $(CC_CLANG),$(or $(LLVM_AR),ar),gcc-ar)
-# zlib (gzip traces, checksums) and libzstd; deferred (=) so that pkg-config
+# zlib (gzip traces, checksums), libzstd and liblzma (xz input); deferred (=) so that pkg-config
 # runs after tools/deps.sh has installed it
-ZLIBS     = $(or $(shell pkg-config --libs zlib libzstd 2>/dev/null),-lz -lzstd)
+ZLIBS     = $(or $(shell pkg-config --libs zlib libzstd liblzma 2>/dev/null),-lz -lzstd -llzma)
 LDLIBS   += $(ZLIBS) -lm -pthread
 
 LIB_SRC  := $(filter-out sim/main.c,$(wildcard sim/*.c))
@@ -97,13 +97,17 @@ test: all
 # calibration/report.txt
 CAL_H100 := calibration/h100/measurements.csv calibration/h100/extra.csv calibration/h100/fidelity.csv
 CAL_H200 := calibration/h200/rows.csv
+CAL_REAL := hotcold mlp
 calibrate: all
 	{ tools/calibrate/calibrate.sh $(BUILD) configs/h100.cfg $(CAL_H100) && echo && \
 	  tools/calibrate/calibrate.sh $(BUILD) configs/h200.cfg $(CAL_H200) && echo && \
 	  echo "two streams, concurrent replay:" && \
 	  tools/calibrate/calibrate.sh $(BUILD) configs/h100.cfg calibration/h100/concurrent.csv && echo && \
 	  echo "two streams, serialized replay (--serialize):" && \
-	  L2SIM_OPTS=--serialize tools/calibrate/calibrate.sh $(BUILD) configs/h100.cfg calibration/h100/concurrent.csv; \
+	  L2SIM_OPTS=--serialize tools/calibrate/calibrate.sh $(BUILD) configs/h100.cfg calibration/h100/concurrent.csv && \
+	  for w in $(CAL_REAL); do echo && echo "real program $$w, per kernel (calibration/h100/real):" && \
+	    $(BUILD)/l2sim run --config configs/h100.cfg --ncu calibration/h100/real/ncu-$$w.csv \
+	      calibration/h100/real/$$w.l2b.zst | sed -n '/^measured by Nsight Compute/,$$p' || exit 1; done; \
 	} > calibration/report.tmp
 	mv calibration/report.tmp calibration/report.txt
 	cat calibration/report.txt

@@ -179,7 +179,7 @@ static void help_encode(FILE *f)
 static void help_convert(FILE *f)
 {
     fprintf(f, "usage: l2sim convert [--to text|binary] [--compress none|gzip|zstd] IN OUT\n\n"
-               "Converts the trace IN (text or binary, plain, gzip or zstd: recognised by its first bytes)\n"
+               "Converts the trace IN (text or binary, plain, gzip, zstd or xz: recognised by its first bytes)\n"
                "into OUT; '-' is standard input or output.  Without --to, a text trace becomes binary and a\n"
                "binary trace text.  The conversion is lossless: every event reads back the same, and\n"
                "text -> binary -> text -> binary gives the same binary file.  Comments and the spelling\n"

@@ -1,11 +1,13 @@
 /*
- * source.c - plain, gzip and zstd byte sources and sinks (see source.h).
+ * source.c - plain, gzip, zstd and xz byte sources, and plain, gzip and
+ * zstd sinks (see source.h).
  *
  * Input goes through one 1 MiB buffer (the sniffed magic stays in it);
  * plain files read straight into the caller's buffer once it is empty, so
  * large reads cost one copy.  gzip is read with zlib's inflate (concatenated
  * members allowed), zstd with ZSTD_decompressStream (concatenated frames
- * allowed); a stream that stops before its end is an error, not an EOF.
+ * allowed), xz with liblzma (concatenated streams allowed); a stream that
+ * stops before its end is an error, not an EOF.
  */
 #include "source.h"
 
@@ -15,6 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <lzma.h>
 #define ZLIB_CONST
 #include <zlib.h>
 #include <zstd.h>
@@ -36,6 +39,8 @@ struct l2_source {
     int z_init, z_member_done;
     ZSTD_DCtx *zd;
     size_t zret; /* last ZSTD_decompressStream result: 0 at a frame's end */
+    lzma_stream xz;
+    int xz_init, xz_done;
 };
 
 static int fill_in(struct l2_source *s, l2_err *e)
@@ -98,6 +103,16 @@ int l2_source_open(struct l2_source **out, const char *path, const char *name, l
             return l2_fail(e, "out of memory");
         }
         s->zret = 1; /* inside a frame until one ends */
+    } else if (s->in_len >= 6 && memcmp(m, "\xfd" "7zXZ\0", 6) == 0) {
+        s->comp = L2_COMP_XZ;
+        s->xz = (lzma_stream)LZMA_STREAM_INIT;
+        if (lzma_stream_decoder(&s->xz, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK) {
+            l2_source_close(s);
+            return l2_fail(e, "%s: cannot start xz decompression", name);
+        }
+        s->xz_init = 1;
+        s->xz.next_in = s->in;
+        s->xz.avail_in = s->in_len;
     }
     *out = s;
     return 0;
@@ -112,6 +127,8 @@ void l2_source_close(struct l2_source *s)
     if (s->z_init)
         inflateEnd(&s->z);
     ZSTD_freeDCtx(s->zd);
+    if (s->xz_init)
+        lzma_end(&s->xz);
     free(s->in);
     free(s->name);
     free(s);
@@ -219,9 +236,34 @@ static int64_t read_zstd(struct l2_source *s, unsigned char *buf, size_t n, l2_e
     return (int64_t)out.pos;
 }
 
+static int64_t read_xz(struct l2_source *s, unsigned char *buf, size_t n, l2_err *e)
+{
+    lzma_stream *x = &s->xz;
+    x->next_out = buf;
+    x->avail_out = n;
+    while (x->avail_out && !s->xz_done) {
+        if (x->avail_in == 0 && !s->in_eof) {
+            if (fill_in(s, e) < 0)
+                return -1;
+            x->next_in = s->in;
+            x->avail_in = s->in_len;
+        }
+        lzma_ret r = lzma_code(x, x->avail_in == 0 && s->in_eof ? LZMA_FINISH : LZMA_RUN);
+        if (r == LZMA_STREAM_END)
+            s->xz_done = 1;
+        else if (r == LZMA_BUF_ERROR)
+            return l2_fail(e, "%s: truncated xz stream", s->name);
+        else if (r != LZMA_OK)
+            return l2_fail(e, "%s: corrupt xz stream (liblzma error %d)", s->name, (int)r);
+    }
+    return (int64_t)(n - x->avail_out);
+}
+
 int64_t l2_source_read(struct l2_source *s, void *buf, size_t n, l2_err *e)
 {
     switch (s->comp) {
+    case L2_COMP_XZ:
+        return read_xz(s, buf, n, e);
     case L2_COMP_GZIP:
         return read_gzip(s, buf, n, e);
     case L2_COMP_ZSTD:
@@ -252,6 +294,10 @@ int l2_sink_open(struct l2_sink **out, const char *path, enum l2_comp comp, l2_e
     if (!s)
         return l2_fail(e, "out of memory");
     int std = strcmp(path, "-") == 0;
+    if (comp == L2_COMP_XZ) {
+        free(s);
+        return l2_fail(e, "%s: xz output is not supported (gzip or zstd)", path);
+    }
     s->comp = comp;
     s->name = strdup(std ? "<stdout>" : path);
     s->path = std ? NULL : strdup(path);

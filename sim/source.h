@@ -16,12 +16,13 @@
 
 #include "common.h"
 
-enum l2_comp { L2_COMP_NONE, L2_COMP_GZIP, L2_COMP_ZSTD };
+enum l2_comp { L2_COMP_NONE, L2_COMP_GZIP, L2_COMP_ZSTD, L2_COMP_XZ /* input only */ };
 
 struct l2_source;
 
-/* Opens path ("-" = standard input) and recognises gzip (1f 8b) and zstd
- * (28 b5 2f fd) by their magic; anything else is read as it is.  `name`
+/* Opens path ("-" = standard input) and recognises gzip (1f 8b), zstd
+ * (28 b5 2f fd) and xz (fd 37 7a 58 5a 00) by their magic; anything else
+ * is read as it is.  `name`
  * is what errors call the file ("<stdin>" for "-"). */
 int l2_source_open(struct l2_source **s, const char *path, const char *name, l2_err *e);
 /* Reads up to n decompressed bytes into buf: fewer than n only at the end

@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 #include <zlib.h>
+#include <lzma.h>
 #include <zstd.h>
 
 #include "source.h"
@@ -549,6 +550,26 @@ static void zstd_file(const char *in, const char *out)
     free(b);
 }
 
+/* xz (liblzma's one-shot encoder); `streams` 2 writes the file as two
+ * concatenated xz streams of its halves, as `cat a.xz b.xz` would. */
+static void xz_file(const char *in, const char *out, int streams)
+{
+    size_t n;
+    char *b = tests_slurp_file(in, &n);
+    size_t cap = lzma_stream_buffer_bound(n) + 64, zn = 0;
+    unsigned char *z = malloc(cap);
+    size_t half = streams == 2 ? n / 2 : n;
+    ck_assert_int_eq(lzma_easy_buffer_encode(1, LZMA_CHECK_CRC64, NULL, (const uint8_t *)b, half, z, &zn, cap),
+                     LZMA_OK);
+    if (streams == 2)
+        ck_assert_int_eq(lzma_easy_buffer_encode(1, LZMA_CHECK_CRC64, NULL, (const uint8_t *)b + half, n - half, z,
+                                                 &zn, cap),
+                         LZMA_OK);
+    write_file(out, z, zn);
+    free(z);
+    free(b);
+}
+
 START_TEST(compressed_inputs)
 {
     char *big = big_text(BLOCK + 5000);
@@ -566,6 +587,10 @@ START_TEST(compressed_inputs)
             gzip_file(plain[p], cp, 2);
             assert_same_events(plain[p], cp);
             zstd_file(plain[p], cp);
+            assert_same_events(plain[p], cp);
+            xz_file(plain[p], cp, 1);
+            assert_same_events(plain[p], cp);
+            xz_file(plain[p], cp, 2);
             assert_same_events(plain[p], cp);
         }
         /* the writer's own compression */
@@ -588,8 +613,11 @@ START_TEST(compressed_truncated)
     write_text_file(tp, big);
     free(big);
     tmp_path(cp);
-    for (int z = 0; z < 2; z++) {
-        if (z)
+    static const char *const what[3] = {"truncated gzip stream", "truncated zstd stream", "truncated xz stream"};
+    for (int z = 0; z < 3; z++) {
+        if (z == 2)
+            xz_file(tp, cp, 1);
+        else if (z)
             zstd_file(tp, cp);
         else
             gzip_file(tp, cp, 1);
@@ -600,7 +628,7 @@ START_TEST(compressed_truncated)
         l2_err e;
         ck_assert_int_eq(tests_read_events(cp, NULL, &got, &e), -1);
         ASSERT_CONTAINS(e.msg, cp);
-        ASSERT_CONTAINS(e.msg, z ? "truncated zstd stream" : "truncated gzip stream");
+        ASSERT_CONTAINS(e.msg, what[z]);
         b[n / 2] ^= 0xff; /* corrupt in the middle */
         write_file(cp, b, n);
         ck_assert_int_eq(tests_read_events(cp, NULL, &got, &e), -1);

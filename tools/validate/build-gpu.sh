@@ -1,10 +1,10 @@
 #!/bin/sh
 # build-gpu.sh - builds l2sim, l2trace and hotcold on the GPU machine, which
-# lacks uthash-dev, zlib1g-dev and libzstd-dev and has no network: their
+# lacks uthash-dev, zlib1g-dev, libzstd-dev and maybe liblzma-dev and has no network: their
 # .deb files, carried in .debs/, are unpacked into /tmp/deps.  Source it
 # (". tools/validate/build-gpu.sh") so that the library path stays set.
 need=""
-for h in uthash.h zlib.h zstd.h; do [ -f /usr/include/$h ] || need="$need $h"; done
+for h in uthash.h zlib.h zstd.h lzma.h; do [ -f /usr/include/$h ] || need="$need $h"; done
 if [ -n "$need" ]; then
     for d in .debs/*.deb; do dpkg -x "$d" /tmp/deps; done
     export C_INCLUDE_PATH=/tmp/deps/usr/include LIBRARY_PATH=/tmp/deps/usr/lib/x86_64-linux-gnu
