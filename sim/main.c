@@ -14,8 +14,10 @@
 #include <unistd.h>
 
 #include "advise.h"
+#include "coalesce.h"
 #include "config.h"
 #include "driver.h"
+#include "import_accelsim.h"
 #include "policy.h"
 #include "report.h"
 #include "sim.h"
@@ -64,6 +66,7 @@ static void help_main(FILE *f)
             "  advise    suggest which buffers to make persisting or streaming, with set-aside and window\n"
             "  encode    print the 64-bit policy descriptor of a request, or decode one\n"
             "  convert   convert a trace between the text and binary formats, optionally compressed\n"
+            "  import    convert traces of other tools (import accelsim: Accel-Sim's NVBit tracer)\n"
             "  help      this text; 'l2sim help COMMAND' or 'l2sim COMMAND --help' explains a command\n"
             "\n"
             "exit codes: 0 success, 1 an expectation (--expect) failed, 2 bad input or usage\n",
@@ -720,6 +723,93 @@ static int convert_to_binary(struct l2_trace *t, struct l2_sink *out, const stru
     return r < 0 ? -1 : 0;
 }
 
+static void help_import(FILE *f)
+{
+    fprintf(f, "usage: l2sim import accelsim PATH -o OUT [--compress none|gzip|zstd] [--merge-lines]\n\n"
+               "Converts an Accel-Sim trace (its NVBit tracer, versions 3 to 5) into an l2sim binary trace.\n"
+               "PATH is a kernelslist.g or kernelslist, or the directory holding one; the kernel files it\n"
+               "names may be plain or xz-compressed (.traceg, raw .trace).  Each warp instruction on global\n"
+               "memory (LDG, LD, LDGSTS; STG, ST, ATOM, ATOMG, RED) becomes one access per run of 32-byte\n"
+               "sectors in a 128-byte line, as l2trace writes them; each kernel file a kernel line with its\n"
+               "name, stream, grid and block.  Accel-Sim traces hold no cache hints: give buffers their\n"
+               "priorities with a --policy file's assign lines.\n\noptions:\n"
+               "  -o OUT             the binary trace to write ('-': standard output, not a terminal)\n"
+               "  --compress C       none (default), gzip or zstd\n"
+               "  --merge-lines      runs of whole lines as one access (hit rates unchanged, fewer accesses)\n");
+}
+
+static int cmd_import(int argc, char **argv)
+{
+    const char *cmd = "import", *in = NULL, *out = NULL;
+    enum l2_comp comp = L2_COMP_NONE;
+    unsigned flags = 0;
+    int i = 0;
+    if (argc > 0 && (strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0)) {
+        help_import(stdout);
+        return 0;
+    }
+    if (argc == 0 || strcmp(argv[0], "accelsim") != 0)
+        return usage_error(cmd, "the only format is accelsim: l2sim import accelsim PATH -o OUT");
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            help_import(stdout);
+            return 0;
+        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--compress") == 0) {
+            if (i + 1 == argc)
+                return usage_error(cmd, "%s needs a value", a);
+            const char *v = argv[++i];
+            if (a[1] == 'o')
+                out = v;
+            else if (strcmp(v, "none") == 0)
+                comp = L2_COMP_NONE;
+            else if (strcmp(v, "gzip") == 0)
+                comp = L2_COMP_GZIP;
+            else if (strcmp(v, "zstd") == 0)
+                comp = L2_COMP_ZSTD;
+            else
+                return usage_error(cmd, "--compress must be none, gzip or zstd");
+        } else if (strcmp(a, "--merge-lines") == 0) {
+            flags |= L2_COAL_MERGE_LINES;
+        } else if (a[0] == '-' && a[1] != 0) {
+            return usage_error(cmd, "unknown option '%s'", a);
+        } else if (!in) {
+            in = a;
+        } else {
+            return usage_error(cmd, "more than one PATH given");
+        }
+    }
+    if (!in || !out)
+        return usage_error(cmd, "needs PATH and -o OUT");
+    if (strcmp(out, "-") == 0 && isatty(STDOUT_FILENO))
+        return usage_error(cmd, "will not write binary data to a terminal");
+    l2_err e;
+    struct l2_symtab syms;
+    struct l2_bin_writer *w = NULL;
+    struct l2_sink *sink = NULL;
+    struct l2_import_stats st;
+    int rc = 0;
+    if (l2_symtab_init(&syms, &e) < 0)
+        return die(&e);
+    if (l2_bin_writer_open(&w, &syms, &e) < 0 || l2_import_accelsim(in, w, flags, &st, &e) < 0 ||
+        l2_sink_open(&sink, out, comp, &e) < 0) {
+        rc = die(&e);
+    } else if (l2_bin_writer_finish(w, sink, &e) < 0) {
+        l2_sink_abort(sink);
+        rc = die(&e);
+    } else if (l2_sink_close(sink, &e) < 0) {
+        rc = die(&e);
+    } else {
+        fprintf(stderr,
+                "%s: import: %" PRIu64 " kernel%s, %" PRIu64 " warp instructions (%" PRIu64
+                " on global memory) -> %" PRIu64 " accesses\n",
+                prog, st.kernels, st.kernels == 1 ? "" : "s", st.instructions, st.mem_instructions, st.accesses);
+    }
+    l2_bin_writer_free(w);
+    l2_symtab_free(&syms);
+    return rc;
+}
+
 static int cmd_convert(int argc, char **argv)
 {
     const char *cmd = "convert", *in = NULL, *out = NULL;
@@ -814,8 +904,10 @@ int main(int argc, char **argv)
         return cmd_encode(argc - 2, argv + 2);
     if (strcmp(cmd, "convert") == 0)
         return cmd_convert(argc - 2, argv + 2);
+    if (strcmp(cmd, "import") == 0)
+        return cmd_import(argc - 2, argv + 2);
     if (strcmp(cmd, "help") == 0 && argc == 3) { /* help COMMAND: COMMAND --help */
-        static const char *const cmds[] = {"run", "compare", "advise", "encode", "convert"};
+        static const char *const cmds[] = {"run", "compare", "advise", "encode", "convert", "import"};
         for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
             if (strcmp(argv[2], cmds[i]) == 0) {
                 char *args[] = {argv[0], argv[2], "--help", NULL};

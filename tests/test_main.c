@@ -24,6 +24,7 @@ int main(void)
     srunner_add_suite(sr, html_suite());
     srunner_add_suite(sr, replay_suite());
     srunner_add_suite(sr, ncu_suite());
+    srunner_add_suite(sr, import_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

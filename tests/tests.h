@@ -36,6 +36,7 @@ Suite *capture_suite(void);
 Suite *html_suite(void);
 Suite *replay_suite(void);
 Suite *ncu_suite(void);
+Suite *import_suite(void);
 
 /* Fails unless string `hay` contains `needle`. */
 #define ASSERT_CONTAINS(hay, needle)                                                          \
