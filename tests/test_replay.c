@@ -22,14 +22,14 @@ static void order(const char *text, uint32_t sms, int serialize, char *out, size
     ck_assert_int_eq(l2_symtab_init(&syms, &e), 0);
     struct l2_replay *r;
     ck_assert_msg(l2_replay_open(&r, path, &syms, sms, serialize, &e) == 0, "%s", e.msg);
-    char names[64][16];
+    char names[64][L2_MAX_KNAME];
     unsigned count[64] = {0}, nk = 0;
     struct l2_event ev;
     int rc;
     size_t len = 0;
     out[0] = 0;
     while ((rc = l2_replay_next(r, &ev, &e)) > 0) {
-        char w[64];
+        char w[L2_MAX_KNAME + 16];
         switch (ev.type) {
         case EV_KERNEL:
             snprintf(names[nk++], sizeof names[0], "%s", ev.label);
@@ -40,7 +40,7 @@ static void order(const char *text, uint32_t sms, int serialize, char *out, size
             if (k == nk) /* accesses before any kernel line */
                 snprintf(names[nk++], sizeof names[0], "(default)");
             ck_assert_uint_lt(k, nk);
-            snprintf(w, sizeof w, "%s.%u", names[k], ++count[k]);
+            snprintf(w, sizeof w, "%.100s.%u", names[k], ++count[k]);
             break;
         }
         case EV_SYNC:
