@@ -131,7 +131,7 @@ install: all
 FUZZ_SECONDS ?= 10
 FUZZ_CC      ?= clang
 FUZZ_FLAGS   := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-FUZZ_NAMES   := text binary config policy
+FUZZ_NAMES   := text binary config policy accelsim ncu
 fuzz-src = tests/fuzz/fuzz_$(if $(filter text binary,$(1)),trace,$(1)).c
 .PHONY: fuzz
 $(BUILD)/fuzz/fuzz-%: tests/fuzz/*.c tests/fuzz/fuzz.h $(LIB_SRC) sim/*.h $(STAMP)
