@@ -31,7 +31,9 @@ struct list {
 struct rk {
     uint32_t stream;
     uint32_t ordinal; /* `kernel` lines before its own; NONE: `(default)` */
-    uint64_t stride;  /* progress per access */
+    uint64_t demand;  /* resident threads it asks for (grid x block, at most the GPU's) */
+    uint64_t grant;   /* resident threads it holds while running */
+    uint64_t stride;  /* progress per access: STRIDE_ONE x SM threads / grant */
     uint64_t pass;    /* progress so far */
     enum kstate state;
     uint32_t cursor;  /* while running */
@@ -276,7 +278,7 @@ static struct rk *new_kernel(struct l2_replay *r, const struct l2_event *ev, uin
         uint64_t blocks = (uint64_t)ev->grid[0] * ev->grid[1] * ev->grid[2];
         share = blocks > full / per ? full : blocks * per;
     }
-    k->stride = STRIDE_ONE * L2_SM_THREADS / share;
+    k->demand = share;
     k->cursor = NONE;
     return k;
 }
@@ -447,18 +449,31 @@ static int cursor_for(struct l2_replay *r, uint32_t ordinal, uint32_t *out, l2_e
     return 0;
 }
 
-/* Starts every waiting kernel whose predecessors have finished. */
+static void set_grant(struct rk *k, uint64_t grant)
+{
+    k->grant = grant;
+    k->stride = STRIDE_ONE * L2_SM_THREADS / grant;
+}
+
+/* Starts the waiting kernels whose predecessors have finished, as far as
+ * the GPU has room: running kernels keep their threads; the free threads
+ * go to the ready kernels in launch order, each up to its demand (a
+ * kernel without room waits for running ones to finish), then what is
+ * left to running kernels short of their demand, in launch order. */
 static int start_ready(struct l2_replay *r, l2_err *e)
 {
     r->ready_dirty = 0;
     /* the progress of the moment: the least of the running kernels' */
-    uint64_t now = UINT64_MAX;
+    uint64_t now = UINT64_MAX, used = 0;
     for (uint32_t i = 0; i < r->nk; i++)
-        if (r->k[i].state == K_RUNNING && i != r->solo && r->k[i].pass < now)
-            now = r->k[i].pass;
+        if (r->k[i].state == K_RUNNING && i != r->solo) {
+            now = r->k[i].pass < now ? r->k[i].pass : now;
+            used += r->k[i].grant;
+        }
     if (now == UINT64_MAX)
         now = r->vnow;
-    for (uint32_t i = 0; i < r->nk; i++) {
+    const uint64_t cap = (uint64_t)r->sms * L2_SM_THREADS;
+    for (uint32_t i = 0; i < r->nk && used < cap; i++) {
         struct rk *k = &r->k[i];
         if (k->state != K_WAITING || !all_done(r, &k->deps))
             continue;
@@ -467,12 +482,22 @@ static int start_ready(struct l2_replay *r, l2_err *e)
         k = &r->k[i];
         list_free(&k->deps);
         for (uint32_t j = 0; j < r->nk; j++)
-            if (j != i && r->k[j].state == K_RUNNING) {
+            if (j != i && j != r->solo && r->k[j].state == K_RUNNING) {
                 if (list_add(&k->with, j, e) < 0 || list_add(&r->k[j].with, i, e) < 0)
                     return -1;
             }
         k->state = K_RUNNING;
         k->pass = now;
+        set_grant(k, k->demand < cap - used ? k->demand : cap - used);
+        used += k->grant;
+    }
+    for (uint32_t i = 0; i < r->nk && used < cap; i++) {
+        struct rk *k = &r->k[i];
+        if (k->state == K_RUNNING && i != r->solo && k->grant < k->demand) {
+            uint64_t more = k->demand - k->grant < cap - used ? k->demand - k->grant : cap - used;
+            set_grant(k, k->grant + more);
+            used += more;
+        }
     }
     return 0;
 }

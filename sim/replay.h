@@ -17,10 +17,15 @@
  *    event was recorded), and, stream 0 being the legacy default stream,
  *    every kernel launched before it; every later kernel waits for a
  *    stream 0 kernel.
- *  - Running kernels advance in proportion to their share of the GPU: the
- *    threads of their grid (`grid=` x `block=`; without `block=` a block
- *    counts as a whole SM; no `grid=`: the whole GPU), at most `sms` x 2048
- *    (the resident threads of an SM).  The next
+ *  - A kernel asks for the threads of its grid (`grid=` x `block=`;
+ *    without `block=` a block counts as a whole SM, 2048 threads; no
+ *    `grid=`: the whole GPU), at most `sms` x 2048 resident threads.  As
+ *    the GPU's block scheduler, the replay gives a starting kernel only
+ *    the threads that running kernels leave free, to ready kernels in
+ *    launch order: a kernel that finds the GPU full waits for running
+ *    ones to finish (never for later launches); running kernels keep
+ *    their threads and take freed ones up to their demand.
+ *  - Running kernels advance in proportion to the threads they hold.  The next
  *    access is the running kernel's with the least progress (accesses
  *    issued over share, counted from its start at the progress of the
  *    moment), the earlier launch on a tie: deterministic, and no kernel

@@ -132,12 +132,12 @@ START_TEST(event_wait_orders)
           "kernel b stream=2\nR 0x10000 32\nR 0x20000 32\n",
           132, 0, "[a] R W [b] a.1 a.2 a.3 b.1 b.2");
     /* recorded before a was launched: the event holds nothing of a */
-    ORDER("event record e stream=1\nkernel a stream=1\nR 0x1000 32\nR 0x2000 32\n"
-          "event wait e stream=2\nkernel b stream=2\nR 0x10000 32\nR 0x20000 32\n",
+    ORDER("event record e stream=1\nkernel a stream=1 grid=66\nR 0x1000 32\nR 0x2000 32\n"
+          "event wait e stream=2\nkernel b stream=2 grid=66\nR 0x10000 32\nR 0x20000 32\n",
           132, 0, "R [a] W [b] a.1 b.1 a.2 b.2");
     /* an event never recorded is complete */
-    ORDER("kernel a stream=1\nR 0x1000 32\nR 0x2000 32\n"
-          "event wait never stream=2\nkernel b stream=2\nR 0x10000 32\nR 0x20000 32\n",
+    ORDER("kernel a stream=1 grid=66\nR 0x1000 32\nR 0x2000 32\n"
+          "event wait never stream=2\nkernel b stream=2 grid=66\nR 0x10000 32\nR 0x20000 32\n",
           132, 0, "[a] W [b] a.1 b.1 a.2 b.2");
 }
 END_TEST
@@ -168,8 +168,8 @@ START_TEST(sync_orders)
     ORDER("kernel a stream=1\nR 0x1000 32\nR 0x2000 32\nsync\nkernel b stream=2\nR 0x10000 32\nR 0x20000 32\n", 132,
           0, "[a] a.1 a.2 S [b] b.1 b.2");
     /* sync stream=1 waits for stream 1 only: c on stream 3 runs on */
-    ORDER("kernel a stream=1\nR 0x1000 32\nkernel c stream=3\nR 0x3000 32\nR 0x3100 32\nR 0x3200 32\n"
-          "sync stream=1\nkernel b stream=2\nR 0x10000 32\nR 0x20000 32\n",
+    ORDER("kernel a stream=1 grid=66\nR 0x1000 32\nkernel c stream=3 grid=66\nR 0x3000 32\nR 0x3100 32\n"
+          "R 0x3200 32\nsync stream=1\nkernel b stream=2 grid=66\nR 0x10000 32\nR 0x20000 32\n",
           132, 0, "[a] [c] a.1 c.1 S [b] c.2 b.1 c.3 b.2");
     /* free, setaside and a policy defined again synchronise too */
     ORDER("kernel a stream=1\nR 0x1000 32\nsetaside 1MiB\nkernel b stream=2\nR 0x10000 32\n", 132, 0,
@@ -203,36 +203,42 @@ START_TEST(shares_follow_the_grid)
           "R 0x1500 32\nR 0x1600 32\nR 0x1700 32\n"
           "kernel b stream=2 grid=5,5\nR 0x10000 32\nR 0x10100 32\n",
           132, 0, "[a] [b] a.1 b.1 a.2 a.3 a.4 a.5 b.2 a.6 a.7 a.8");
-    /* grids above the SMs count as all of them: 1000 and 500 blocks on 132 SMs share equally */
+    /* a grid above the SMs holds the whole GPU: the later launch waits for it */
     ORDER("kernel a stream=1 grid=1000\nR 0x1000 32\nR 0x1100 32\n"
           "kernel b stream=2 grid=500\nR 0x10000 32\nR 0x10100 32\n",
-          132, 0, "[a] [b] a.1 b.1 a.2 b.2");
+          132, 0, "[a] [b] a.1 a.2 b.1 b.2");
     /* block= counts threads: 4 x 512 threads are one SM's 2048, against 4 whole SMs */
     ORDER("kernel a stream=1 grid=4 block=512\nR 0x1000 32\nR 0x1100 32\n"
           "kernel b stream=2 grid=4\nR 0x10000 32\nR 0x10100 32\nR 0x10200 32\nR 0x10300 32\n"
           "R 0x10400 32\nR 0x10500 32\nR 0x10600 32\nR 0x10700 32\n",
           132, 0, "[a] [b] a.1 b.1 b.2 b.3 b.4 a.2 b.5 b.6 b.7 b.8");
-    /* no grid: the whole GPU */
+    /* no grid: the whole GPU, so a kernel beside it waits */
     ORDER("kernel a stream=1\nR 0x1000 32\nR 0x1100 32\nR 0x1200 32\nR 0x1300 32\n"
           "kernel b stream=2 grid=66\nR 0x10000 32\nR 0x10100 32\n",
-          132, 0, "[a] [b] a.1 b.1 a.2 a.3 b.2 a.4");
+          132, 0, "[a] [b] a.1 a.2 a.3 a.4 b.1 b.2");
+    /* 100 SMs' worth first: the second gets the 32 left, then all its 66 once the first is done
+     * (strides 2^24/100 and 2^24/32: b.1 at 0, then one b per 3.125 a) */
+    ORDER("kernel a stream=1 grid=100\nR 0x1000 32\nR 0x1100 32\nR 0x1200 32\nR 0x1300 32\n"
+          "kernel b stream=2 grid=66\nR 0x10000 32\nR 0x10100 32\nR 0x10200 32\nR 0x10300 32\n",
+          132, 0, "[a] [b] a.1 b.1 a.2 a.3 a.4 b.2 b.3 b.4");
 }
 END_TEST
 
-/* A long kernel does not starve a short one launched after it: b's two
- * accesses come out among a's first ones, not after its hundred. */
+/* A long kernel that leaves room does not starve a short one launched
+ * after it: b's two accesses come out among a's first ones, not after its
+ * hundred. */
 START_TEST(no_starvation)
 {
     char text[8192];
-    size_t len = (size_t)snprintf(text, sizeof text, "kernel a stream=1 grid=132\n");
+    size_t len = (size_t)snprintf(text, sizeof text, "kernel a stream=1 grid=128\n");
     for (int i = 0; i < 100; i++)
         len += (size_t)snprintf(text + len, sizeof text - len, "R 0x%x 32\n", 0x100000 + 128 * i);
     snprintf(text + len, sizeof text - len, "kernel b stream=2 grid=4\nR 0x10000 32\nR 0x10100 32\n");
     char got[4096];
     order(text, 132, 0, got, sizeof got, NULL, 0);
-    /* 132:4 = 33:1 */
+    /* 128:4 = 32:1 */
     ASSERT_CONTAINS(got, "[a] [b] a.1 b.1 a.2");
-    ASSERT_CONTAINS(got, "a.33 a.34 b.2 a.35");
+    ASSERT_CONTAINS(got, "a.32 a.33 b.2 a.34");
 }
 END_TEST
 
@@ -241,9 +247,9 @@ END_TEST
  * stream's kernels. */
 START_TEST(late_start_and_overlaps)
 {
-    const char *t = "kernel a stream=1\nR 0x1000 32\nR 0x1100 32\n"
-                    "kernel b stream=1\nR 0x2000 32\nR 0x2100 32\n"
-                    "kernel c stream=2\nR 0x10000 32\nR 0x10100 32\nR 0x10200 32\nR 0x10300 32\nR 0x10400 32\n"
+    const char *t = "kernel a stream=1 grid=66\nR 0x1000 32\nR 0x1100 32\n"
+                    "kernel b stream=1 grid=66\nR 0x2000 32\nR 0x2100 32\n"
+                    "kernel c stream=2 grid=66\nR 0x10000 32\nR 0x10100 32\nR 0x10200 32\nR 0x10300 32\nR 0x10400 32\n"
                     "R 0x10500 32\n";
     char got[512], with[256];
     order(t, 132, 0, got, sizeof got, with, sizeof with);
@@ -256,8 +262,8 @@ END_TEST
  * the host, and the accesses around them from the kernel. */
 START_TEST(directives_inside_bodies)
 {
-    ORDER("kernel a stream=1\nR 0x1000 32\nalloc buf 0x100000 4096\nR 0x1100 32\n"
-          "kernel b stream=2\nR 0x10000 32\nR 0x10100 32\n",
+    ORDER("kernel a stream=1 grid=66\nR 0x1000 32\nalloc buf 0x100000 4096\nR 0x1100 32\n"
+          "kernel b stream=2 grid=66\nR 0x10000 32\nR 0x10100 32\n",
           132, 0, "[a] L [b] a.1 b.1 a.2 b.2");
 }
 END_TEST
