@@ -48,6 +48,9 @@
 #if defined(__SSE2__) && !defined(L2SIM_NO_SIMD)
 #include <emmintrin.h>
 #define L2_CACHE_SSE2 1
+#ifdef __AVX2__
+#include <immintrin.h>
+#endif
 #endif
 
 enum l2_class { CLS_FIRST, CLS_NORMAL, CLS_LAST, L2_NCLASS };
@@ -183,8 +186,17 @@ static inline uint32_t l2_cache_match_lo(const struct l2_geom g, const unsigned 
 {
     uint32_t m = 0;
 #ifdef L2_CACHE_SSE2
+    uint32_t w = 0;
+#ifdef __AVX2__
+    /* eight ways at a time (the block is 64-byte aligned), then four */
+    const __m256i k8 = _mm256_set1_epi32((int)key);
+    for (; w + 8 <= g.wpad; w += 8) {
+        __m256i v = _mm256_load_si256((const __m256i *)(const void *)(b + 4 * w));
+        m |= (uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(v, k8))) << w;
+    }
+#endif
     const __m128i k = _mm_set1_epi32((int)key);
-    for (uint32_t w = 0; w < g.wpad; w += 4) {
+    for (; w < g.wpad; w += 4) {
         __m128i v = _mm_load_si128((const __m128i *)(const void *)(b + 4 * w));
         m |= (uint32_t)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(v, k))) << w;
     }
