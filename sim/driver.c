@@ -167,21 +167,19 @@ struct worker {
 /* Runs simulator k over one batch. */
 static void run_batch(struct driver *d, unsigned k, const struct batch *b)
 {
-    for (size_t i = 0; i < b->n; i++) {
-        l2_err e;
-        if (l2_sim_event(d->sims[k], &b->ev[i], &e) < 0) {
-            if (d->names)
-                l2_prefix(&e, "variant %s", d->names[k]);
-            pthread_mutex_lock(&d->mu);
-            /* the earliest record; at the same record, the first variant */
-            if (b->ev[i].pos < d->err_pos || (b->ev[i].pos == d->err_pos && k < d->err_sim)) {
-                d->err_pos = b->ev[i].pos;
-                d->err_sim = k;
-                d->err = e;
-            }
-            pthread_mutex_unlock(&d->mu);
-            return;
+    l2_err e;
+    size_t i = l2_sim_events(d->sims[k], b->ev, b->n, &e);
+    if (i < b->n) {
+        if (d->names)
+            l2_prefix(&e, "variant %s", d->names[k]);
+        pthread_mutex_lock(&d->mu);
+        /* the earliest record; at the same record, the first variant */
+        if (b->ev[i].pos < d->err_pos || (b->ev[i].pos == d->err_pos && k < d->err_sim)) {
+            d->err_pos = b->ev[i].pos;
+            d->err_sim = k;
+            d->err = e;
         }
+        pthread_mutex_unlock(&d->mu);
     }
 }
 

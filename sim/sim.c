@@ -164,8 +164,54 @@ static inline void count(struct l2_counters *c, enum l2_op op, unsigned sectors,
     c->dram_wr += o->dram_wr;
 }
 
-/* One access, with the partitions' set layout g (l2_path.h). */
-L2_PATH_FN int sim_access_g(struct l2_sim *s, const struct l2_geom g, const struct l2_event *ev, l2_err *e)
+#define MAX_LINES (L2_MAX_ACCESS / 32 + 1) /* lines of an access, at most */
+
+/* Where the lines of an access are, found before it is simulated
+ * (locate). */
+struct loc {
+    unsigned nmine;               /* lines this lane simulates */
+    unsigned home[MAX_LINES];     /* partitions (of the lines this lane simulates) */
+    unsigned near[MAX_LINES];
+    uint32_t set[MAX_LINES];
+    uint8_t mine[MAX_LINES];      /* 1: this lane simulates the line */
+};
+
+/* Locates the lines of access ev (home and near partitions, sets, which
+ * this lane simulates) and hints the CPU to fetch their set blocks and
+ * timing entries, so that the misses overlap with the accesses simulated
+ * meanwhile.  It depends on the configuration only.  An access that the
+ * simulation rejects is left unlocated (sim_access_g checks first). */
+L2_PATH_FN void locate_g(const struct l2_sim *s, const struct l2_geom g, const struct l2_event *ev, struct loc *lc)
+{
+    if (ev->size == 0 || ev->size > L2_MAX_ACCESS || ev->addr > UINT64_MAX - ev->size)
+        return;
+    const struct l2 *l = &s->l2;
+    const uint64_t first = ev->addr >> l->line_shift, last = (ev->addr + ev->size - 1) >> l->line_shift;
+    const unsigned nlines = (unsigned)(last - first + 1);
+    const int sm = ev->sm >= 0 && (uint64_t)ev->sm < l->cfg.sms ? ev->sm : -1; /* else rejected */
+    unsigned nmine = 0;
+    l2_sets(l, first, nlines, lc->set);
+    for (unsigned i = 0; i < nlines; i++) {
+        lc->mine[i] = lc->set[i] - s->set_lo < s->set_end - s->set_lo;
+        if (!lc->mine[i])
+            continue;
+        nmine++;
+        unsigned home = l2_home(l, first + i), near = l2_near(l, sm, home);
+        lc->home[i] = home;
+        lc->near[i] = near;
+        l2_cache_prefetch_g(&l->part[home], g, lc->set[i]);
+        /* unconditional: near == home is a coin flip per line, and a second
+         * prefetch of the same block costs less than its misprediction */
+        l2_cache_prefetch_g(&l->part[near], g, lc->set[i]);
+        l2_timing_prefetch(&s->tm, home, lc->set[i]);
+    }
+    lc->nmine = nmine;
+}
+
+/* One access, located in lc, with the partitions' set layout g (l2_path.h);
+ * one_lane: s simulates every set (l2_sim_set_lane), and so every line. */
+L2_PATH_FN int sim_access_g(struct l2_sim *s, const struct l2_geom g, const int one_lane, const struct l2_event *ev,
+                            const struct loc *lc, l2_err *e)
 {
     if (ev->sm >= 0 && (uint64_t)ev->sm >= s->l2.cfg.sms)
         return l2_fail(e, "sm=%d is not below sms = %llu of the configuration", ev->sm,
@@ -200,30 +246,14 @@ L2_PATH_FN int sim_access_g(struct l2_sim *s, const struct l2_geom g, const stru
     const int window = tag == L2_TAG_GLOBAL && win->active;
     unsigned seen = 0;
     int unspec = 0;
-    unsigned home[L2_MAX_ACCESS / 32 + 1], near[L2_MAX_ACCESS / 32 + 1];
-    uint32_t set[L2_MAX_ACCESS / 32 + 1];
-    uint8_t mine[L2_MAX_ACCESS / 32 + 1]; /* 1: this lane simulates the line (the first nlines) */
-    unsigned nmine = 0;
+    const unsigned *home = lc->home, *near = lc->near;
+    const uint32_t *set = lc->set;
+    const uint8_t *mine = lc->mine;
+    const unsigned nmine = lc->nmine;
 
-    /* Locate every line this lane owns and start fetching its sets, so the
-     * misses overlap. */
-    l2_sets(&s->l2, first, nlines, set);
-    for (unsigned i = 0; i < nlines; i++) {
-        mine[i] = set[i] - s->set_lo < s->set_end - s->set_lo;
-        if (!mine[i])
-            continue;
-        nmine++;
-        home[i] = l2_home(&s->l2, first + i);
-        near[i] = l2_near(&s->l2, ev->sm, home[i]);
-        l2_cache_prefetch_g(&s->l2.part[home[i]], g, set[i]);
-        /* unconditional: near == home is a coin flip per line, and a second
-         * prefetch of the same block costs less than its misprediction */
-        l2_cache_prefetch_g(&s->l2.part[near[i]], g, set[i]);
-        l2_timing_prefetch(&s->tm, home[i], set[i]);
-    }
     /* With several lanes, the lane that owns the first line counts the
      * access itself (and so needs every line's priority). */
-    const int owner = mine[0];
+    const int owner = one_lane || mine[0];
     struct l2_tacc ta = {0};
     if (l2_timing_access(&s->tm, &k->time, ev->sm, nlines, ev->at1, &ta, e) < 0)
         return -1;
@@ -233,7 +263,7 @@ L2_PATH_FN int sim_access_g(struct l2_sim *s, const struct l2_geom g, const stru
     struct l2_counters acc = {0};
 
     for (unsigned i = 0; i < nlines; i++) {
-        if (!mine[i] && !owner)
+        if (!one_lane && !mine[i] && !owner)
             continue;
         uint64_t line = first + i;
         uint64_t la = line << ls;
@@ -248,7 +278,7 @@ L2_PATH_FN int sim_access_g(struct l2_sim *s, const struct l2_geom g, const stru
         if (op == OP_DISCARD && (la < ev->addr || la + lmask > ev->addr + ev->size - 1))
             continue; /* only fully covered lines are discarded */
         seen |= 1u << prio;
-        if (!mine[i])
+        if (!one_lane && !mine[i])
             continue;
         unsigned lo = line == first ? (unsigned)((ev->addr & lmask) >> ss) : 0;
         unsigned hi = line == last ? (unsigned)(((ev->addr + ev->size - 1) & lmask) >> ss) : s->l2.sectors - 1;
@@ -287,24 +317,33 @@ L2_PATH_FN int sim_access_g(struct l2_sim *s, const struct l2_geom g, const stru
     return 0;
 }
 
-/* The two compiled forms of sim_access_g.  flatten: the L2 path, the
+/* The three compiled forms of sim_access_g.  flatten: the L2 path, the
  * timing and the locating helpers are inlined into each as well (GCC
  * stops inlining them at this size otherwise). */
-__attribute__((noinline, flatten)) static int sim_access_usual(struct l2_sim *s, const struct l2_event *ev, l2_err *e)
+__attribute__((noinline, flatten)) static int sim_access_usual(struct l2_sim *s, const struct l2_event *ev,
+                                                                 const struct loc *lc, l2_err *e)
 {
-    return sim_access_g(s, l2_geom_of(L2_USUAL_WAYS), ev, e);
+    return sim_access_g(s, l2_geom_of(L2_USUAL_WAYS), 0, ev, lc, e);
 }
 
-__attribute__((noinline, flatten)) static int sim_access_any(struct l2_sim *s, const struct l2_event *ev, l2_err *e)
+__attribute__((noinline, flatten)) static int sim_access_usual1(struct l2_sim *s, const struct l2_event *ev,
+                                                                  const struct loc *lc, l2_err *e)
 {
-    return sim_access_g(s, s->l2.part[0].g, ev, e);
+    return sim_access_g(s, l2_geom_of(L2_USUAL_WAYS), 1, ev, lc, e);
 }
 
-static int sim_access(struct l2_sim *s, const struct l2_event *ev, l2_err *e)
+__attribute__((noinline, flatten)) static int sim_access_any(struct l2_sim *s, const struct l2_event *ev,
+                                                              const struct loc *lc, l2_err *e)
+{
+    return sim_access_g(s, s->l2.part[0].g, 0, ev, lc, e);
+}
+
+static int sim_access(struct l2_sim *s, const struct l2_event *ev, const struct loc *lc, l2_err *e)
 {
     if (s->l2.part[0].g.ways == L2_USUAL_WAYS)
-        return sim_access_usual(s, ev, e);
-    return sim_access_any(s, ev, e);
+        return s->set_lo == 0 && s->set_end == s->l2.sets ? sim_access_usual1(s, ev, lc, e)
+                                                            : sim_access_usual(s, ev, lc, e);
+    return sim_access_any(s, ev, lc, e);
 }
 
 void l2_sim_set_lane(struct l2_sim *s, unsigned lane, unsigned lanes)
@@ -344,12 +383,13 @@ static int define_window(struct l2_sim *s, const struct l2_event *ev, int lock, 
     return 0;
 }
 
-int l2_sim_event(struct l2_sim *s, const struct l2_event *ev, l2_err *e)
+/* One event; an access located in lc. */
+static int sim_event(struct l2_sim *s, const struct l2_event *ev, const struct loc *lc, l2_err *e)
 {
     s->records++;
     switch (ev->type) {
     case EV_ACCESS:
-        return sim_access(s, ev, e);
+        return sim_access(s, ev, lc, e);
     case EV_POLICY:
         return define_policy(s, ev, 0, e);
     case EV_WINDOW:
@@ -380,6 +420,56 @@ int l2_sim_event(struct l2_sim *s, const struct l2_event *ev, l2_err *e)
         return l2_fail(e, "assign lines belong in a --policy file");
     }
     return l2_fail(e, "unknown event");
+}
+
+int l2_sim_event(struct l2_sim *s, const struct l2_event *ev, l2_err *e)
+{
+    struct loc lc;
+    if (ev->type == EV_ACCESS)
+        locate_g(s, s->l2.part[0].g, ev, &lc);
+    return sim_event(s, ev, &lc, e);
+}
+
+/* Accesses are located this many events before they are simulated (a
+ * ring of LOC_RING > LOC_AHEAD entries, a power of two). */
+#define LOC_AHEAD 4
+#define LOC_RING 8
+
+L2_PATH_FN size_t sim_events_g(struct l2_sim *s, const struct l2_geom g, const struct l2_event *ev, size_t n,
+                               l2_err *e)
+{
+    struct loc ring[LOC_RING];
+    for (size_t i = 0; i < n && i < LOC_AHEAD; i++)
+        if (ev[i].type == EV_ACCESS)
+            locate_g(s, g, &ev[i], &ring[i]);
+    for (size_t i = 0; i < n; i++) {
+        size_t j = i + LOC_AHEAD;
+        if (j < n && ev[j].type == EV_ACCESS)
+            locate_g(s, g, &ev[j], &ring[j % LOC_RING]);
+        if (sim_event(s, &ev[i], &ring[i % LOC_RING], e) < 0)
+            return i;
+    }
+    return n;
+}
+
+/* Its two compiled forms, as sim_access_g's. */
+__attribute__((noinline, flatten)) static size_t sim_events_usual(struct l2_sim *s, const struct l2_event *ev,
+                                                                   size_t n, l2_err *e)
+{
+    return sim_events_g(s, l2_geom_of(L2_USUAL_WAYS), ev, n, e);
+}
+
+__attribute__((noinline, flatten)) static size_t sim_events_any(struct l2_sim *s, const struct l2_event *ev, size_t n,
+                                                                 l2_err *e)
+{
+    return sim_events_g(s, s->l2.part[0].g, ev, n, e);
+}
+
+size_t l2_sim_events(struct l2_sim *s, const struct l2_event *ev, size_t n, l2_err *e)
+{
+    if (s->l2.part[0].g.ways == L2_USUAL_WAYS)
+        return sim_events_usual(s, ev, n, e);
+    return sim_events_any(s, ev, n, e);
 }
 
 static int define_assign(struct l2_sim *s, const struct l2_event *ev, l2_err *e)

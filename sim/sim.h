@@ -118,6 +118,10 @@ int l2_sim_init(struct l2_sim *s, const struct l2_config *cfg, enum l2_semantics
 void l2_sim_free(struct l2_sim *s);
 /* Consumes one trace event.  On error e holds the reason (no position). */
 int l2_sim_event(struct l2_sim *s, const struct l2_event *ev, l2_err *e);
+/* Consumes n events in order, as n l2_sim_event calls would, fetching the
+ * sets of each access a few events before it is simulated.  Returns n, or
+ * the index of the event that failed (e: the reason). */
+size_t l2_sim_events(struct l2_sim *s, const struct l2_event *ev, size_t n, l2_err *e);
 /* Makes s lane `lane` of `lanes` simulators that share a trace: only its
  * share of the set indices, a contiguous range, is simulated (and timed);
  * an access is counted by the lane of its first line.  Merged with
