@@ -261,6 +261,7 @@ L2_PATH_FN int sim_access_g(struct l2_sim *s, const struct l2_geom g, const int 
     if (!owner && !nmine)
         return 0; /* another lane's access */
     struct l2_counters acc = {0};
+    struct l2_tsum ts = {0};
 
     for (unsigned i = 0; i < nlines; i++) {
         if (!one_lane && !mine[i] && !owner)
@@ -286,7 +287,7 @@ L2_PATH_FN int sim_access_g(struct l2_sim *s, const struct l2_geom g, const int 
         struct l2_outcome o;
         l2_path_access(&s->l2, g, op, prio, line, home[i], near[i], set[i], mask, &o);
         unsigned merged =
-            l2_timing_line(&s->tm, &k->time, &ta, op, prio, line, home[i], near[i], set[i], mask, &o);
+            l2_timing_line(&s->tm, &k->time, &ta, &ts, op, prio, line, home[i], near[i], set[i], mask, &o);
         if (op == OP_APPLY || op == OP_DISCARD)
             continue;
         unsigned sectors = (unsigned)l2_popcount8(mask);
@@ -296,6 +297,7 @@ L2_PATH_FN int sim_access_g(struct l2_sim *s, const struct l2_geom g, const int 
         count(&acc, op, sectors, &o, hits, miss, lmiss, merged);
         count(&k->prio[prio], op, sectors, &o, hits, miss, lmiss, merged);
     }
+    l2_timing_done(&s->tm, &k->time, &ta, &ts);
     /* the kernel's and the tag's counters take the access's sum once */
     l2_counters_add(&k->total, &acc);
     l2_counters_add(ct, &acc);

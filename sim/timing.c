@@ -243,9 +243,9 @@ static inline uint32_t in_flight(const struct l2_timing *t, const struct l2_ktim
     return a->at >= pe->at && d < window ? (uint32_t)((lat * (window - d) + window - 1) / window) : 0;
 }
 
-unsigned l2_timing_line(struct l2_timing *t, struct l2_ktime *kt, const struct l2_tacc *a, enum l2_op op,
-                        enum l2_prio prio, uint64_t line, unsigned home, unsigned near, uint32_t set, uint8_t mask,
-                        const struct l2_outcome *o)
+unsigned l2_timing_line(struct l2_timing *t, struct l2_ktime *kt, const struct l2_tacc *a, struct l2_tsum *ts,
+                        enum l2_op op, enum l2_prio prio, uint64_t line, unsigned home, unsigned near, uint32_t set,
+                        uint8_t mask, const struct l2_outcome *o)
 {
     const unsigned ss = t->sector_shift;
     const int cross = near != home;
@@ -279,12 +279,12 @@ unsigned l2_timing_line(struct l2_timing *t, struct l2_ktime *kt, const struct l
         sv[t->off[RES_SLICE] + hs] += fb;
         sv[t->off[RES_XBAR] + near] += fb;
         sv[t->off[RES_DRAM] + ch] += dw;
-        b->work[RES_SLICE] += bytes + fb;
-        b->work[RES_XBAR] += fb;
-        b->work[RES_DRAM] += dw;
+        ts->slice += bytes + fb;
+        ts->xbar += fb;
+        ts->dram += dw;
         if (nmiss && !left) { /* a new fill: one MSHR of the home slice */
             sv[t->off[RES_MSHR] + hs]++;
-            b->work[RES_MSHR]++;
+            ts->mshr++;
             pe->line = line;
             pe->at = a->at;
             pe->kernel = kt->kernel;
@@ -315,29 +315,26 @@ unsigned l2_timing_line(struct l2_timing *t, struct l2_ktime *kt, const struct l
         sv[t->off[RES_SLICE] + hs] += bytes;
         sv[t->off[RES_XBAR] + home] += xb;
         sv[t->off[RES_DRAM] + ch] += wr * L2_DRAM_W; /* the victim's write-back, or a no_allocate store written through */
-        b->work[RES_SLICE] += bytes;
-        b->work[RES_XBAR] += xb;
-        b->work[RES_DRAM] += wr * L2_DRAM_W;
+        ts->slice += bytes;
+        ts->xbar += xb;
+        ts->dram += wr * L2_DRAM_W;
         b->sec[prio][cross ? L2_SC_FAR : L2_SC_NEAR] += sectors;
         lat = t->lat[cross ? L2_SC_FAR : L2_SC_NEAR];
     } else {
         /* applypriority, discard: a tag operation at home */
         uint32_t one = 1u << ss;
         sv[t->off[RES_SLICE] + hs] += one;
-        b->work[RES_SLICE] += one;
+        ts->slice += one;
         lat = t->lat[cross ? L2_SC_FAR : L2_SC_NEAR];
     }
-    if (op != OP_APPLY && op != OP_DISCARD) {
-        sv[t->off[RES_PORT] + a->sm] += bytes;
-        b->work[RES_PORT] += bytes;
-    }
-    if (!a->cycle) { /* slots limit the issue of accesses without @CYCLE only */
-        sv[t->off[RES_SLOT] + a->sm] += lat;
-        b->work[RES_SLOT] += lat;
-    }
-    b->lines++;
-    if (lat > b->max_lat)
-        b->max_lat = lat;
+    /* the issuer's port and slots, like the bucket's work, are filed by l2_timing_done */
+    if (op != OP_APPLY && op != OP_DISCARD)
+        ts->port += bytes;
+    if (!a->cycle) /* slots limit the issue of accesses without @CYCLE only */
+        ts->slot += lat;
+    ts->lines++;
+    if (lat > ts->max_lat)
+        ts->max_lat = lat;
     return merged;
 }
 

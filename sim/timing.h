@@ -224,11 +224,36 @@ struct l2_tacc {
 int l2_timing_access(struct l2_timing *t, struct l2_ktime *kt, int sm, unsigned nlines, uint64_t at1,
                      struct l2_tacc *a, l2_err *e);
 
+/* Sums of an access's lines that go to its bucket and its issuer's
+ * servers once (l2_timing_done); zeroed by the caller. */
+struct l2_tsum {
+    uint64_t slice, xbar, dram, mshr, port, slot;
+    uint32_t lines, max_lat;
+};
+
 /* One line of the access, after the L2 served it with outcome `o`
  * (sectors `mask`).  Returns the sectors that were hits on a fill in
  * flight (merged misses). */
-unsigned l2_timing_line(struct l2_timing *t, struct l2_ktime *kt, const struct l2_tacc *a, enum l2_op op,
-                        enum l2_prio prio, uint64_t line, unsigned home, unsigned near, uint32_t set, uint8_t mask,
-                        const struct l2_outcome *o);
+unsigned l2_timing_line(struct l2_timing *t, struct l2_ktime *kt, const struct l2_tacc *a, struct l2_tsum *ts,
+                        enum l2_op op, enum l2_prio prio, uint64_t line, unsigned home, unsigned near, uint32_t set,
+                        uint8_t mask, const struct l2_outcome *o);
+
+/* Files the sums of the access's lines (after its last l2_timing_line). */
+static inline void l2_timing_done(const struct l2_timing *t, struct l2_ktime *kt, const struct l2_tacc *a,
+                                  const struct l2_tsum *ts)
+{
+    struct l2_tbucket *b = a->b;
+    b->work[RES_SLICE] += ts->slice;
+    b->work[RES_XBAR] += ts->xbar;
+    b->work[RES_DRAM] += ts->dram;
+    b->work[RES_MSHR] += ts->mshr;
+    b->work[RES_PORT] += ts->port;
+    b->work[RES_SLOT] += ts->slot;
+    kt->serv[t->off[RES_PORT] + a->sm] += ts->port;
+    kt->serv[t->off[RES_SLOT] + a->sm] += ts->slot;
+    b->lines += ts->lines;
+    if (ts->max_lat > b->max_lat)
+        b->max_lat = ts->max_lat;
+}
 
 #endif
