@@ -23,19 +23,23 @@
  * Layout (for speed; the model does not depend on it): each set is one
  * block of whole 64-byte host cache lines (three for 16 ways), a structure
  * of arrays over its ways (padded to a multiple of 4): the low 32 bits of
- * every tag (searched 4 ways per instruction), the high 32 bits, the
+ * every tag (searched 8 ways per instruction with AVX2, 4 with SSE2), the high 32 bits, the
  * recency ranks (one byte per way, padded to a multiple of 16: the ways'
  * ranks are a permutation of 0..ways-1, ways-1 the most recently used, so
  * a use moves one way to the top and the ways above it down one), the
  * valid and dirty masks, then bit masks of the set's occupied, FIRST and
- * LAST ways.  A way is named by its slot, set << L2_WAY_BITS | way.
+ * LAST ways.  The access path finds a set's block once and works on its
+ * ways by number (l2_blk_*); elsewhere a way is named by its slot, set <<
+ * L2_WAY_BITS | way.
  *
  * The layout follows from the ways alone (struct l2_geom).  The
- * operations exist in two forms: l2_cache_find(c, ...) and the like use
+ * operations exist in three forms: l2_cache_find(c, ...) and the like use
  * the cache's own geometry; l2_cache_find_g(c, g, ...) take it as an
- * argument, so that the access path (l2_path.h) can pass a constant one
- * for the usual associativity and let the compiler fold every offset and
- * loop bound (17% fewer instructions, README "Benchmark").
+ * argument, and l2_blk_find(g, block, ...) a set's block as well, so that
+ * the access path (l2_path.h) can pass a constant one for the usual
+ * associativity and let the compiler fold every offset and loop bound,
+ * and find each block once per line (a store to a byte of a set may alias
+ * anything, so a block recomputed from a slot is recomputed each time).
  */
 #ifndef L2SIM_CACHE_H
 #define L2SIM_CACHE_H
@@ -129,49 +133,38 @@ static inline unsigned char *l2_set_block_g(const struct l2_cache *c, const stru
     return l2_set_base_g(c, g, (uint32_t)(slot >> L2_WAY_BITS));
 }
 
-static inline struct l2_set_meta *l2_set_meta_g(const struct l2_cache *c, const struct l2_geom g, uint64_t slot)
+/* ---- the operations on way w of the set whose block is b ----
+ * The access path (l2_path.h) finds a set's block once and names its ways
+ * by number; the slot forms below are built on these. */
+
+static inline struct l2_set_meta *l2_blk_meta(const struct l2_geom g, unsigned char *b)
 {
-    return (struct l2_set_meta *)(void *)(l2_set_block_g(c, g, slot) + g.off_meta);
+    return (struct l2_set_meta *)(void *)(b + g.off_meta);
 }
 
-static inline uint8_t *l2_cache_valid_g(const struct l2_cache *c, const struct l2_geom g, uint64_t slot)
+static inline uint8_t *l2_blk_valid(const struct l2_geom g, unsigned char *b, unsigned w)
 {
-    return l2_set_block_g(c, g, slot) + g.off_valid + l2_slot_way(slot);
+    return b + g.off_valid + w;
 }
 
-static inline uint8_t *l2_cache_dirty_g(const struct l2_cache *c, const struct l2_geom g, uint64_t slot)
+static inline uint8_t *l2_blk_dirty(const struct l2_geom g, unsigned char *b, unsigned w)
 {
-    return l2_set_block_g(c, g, slot) + g.off_dirty + l2_slot_way(slot);
+    return b + g.off_dirty + w;
 }
 
-static inline enum l2_class l2_cache_cls_g(const struct l2_cache *c, const struct l2_geom g, uint64_t slot)
+static inline enum l2_class l2_blk_cls(const struct l2_geom g, const unsigned char *b, unsigned w)
 {
-    const struct l2_set_meta *m = l2_set_meta_g(c, g, slot);
-    unsigned w = l2_slot_way(slot);
+    const struct l2_set_meta *m = (const struct l2_set_meta *)(const void *)(b + g.off_meta);
     return (m->first >> w) & 1 ? CLS_FIRST : (m->last >> w) & 1 ? CLS_LAST : CLS_NORMAL;
 }
 
-static inline void l2_cache_set_cls_g(const struct l2_cache *c, const struct l2_geom g, uint64_t slot,
-                                      enum l2_class cls)
+static inline void l2_blk_set_cls(const struct l2_geom g, unsigned char *b, unsigned w, enum l2_class cls)
 {
-    struct l2_set_meta *m = l2_set_meta_g(c, g, slot);
-    uint32_t bit = UINT32_C(1) << l2_slot_way(slot);
+    struct l2_set_meta *m = l2_blk_meta(g, b);
+    uint32_t bit = UINT32_C(1) << w;
     m->first = (m->first & ~bit) | (cls == CLS_FIRST ? bit : 0);
     m->last = (m->last & ~bit) | (cls == CLS_LAST ? bit : 0);
 }
-
-/* Line held by a slot, L2_TAG_NONE when the way is empty. */
-static inline uint64_t l2_cache_tag(const struct l2_cache *c, uint64_t slot)
-{
-    const unsigned char *b = l2_set_block_g(c, c->g, slot);
-    unsigned w = l2_slot_way(slot);
-    if (!((l2_set_meta_g(c, c->g, slot)->occ >> w) & 1))
-        return L2_TAG_NONE;
-    const uint32_t *lo = (const uint32_t *)(const void *)b, *hi = (const uint32_t *)(const void *)(b + c->g.off_hi);
-    return (uint64_t)hi[w] << 32 | lo[w];
-}
-
-/* ---- the per-access operations ---- */
 
 /* Hints the CPU to fetch a set's block. */
 static inline void l2_cache_prefetch_g(const struct l2_cache *c, const struct l2_geom g, uint32_t set)
@@ -208,27 +201,25 @@ static inline uint32_t l2_cache_match_lo(const struct l2_geom g, const unsigned 
     return m;
 }
 
-/* Slot holding line `tag` in `set`, or -1. */
-static inline int64_t l2_cache_find_g(const struct l2_cache *c, const struct l2_geom g, uint32_t set, uint64_t tag)
+/* The way of block b holding line `tag`, or -1. */
+static inline int l2_blk_find(const struct l2_geom g, const unsigned char *b, uint64_t tag)
 {
-    const unsigned char *b = l2_set_base_g(c, g, set);
     const struct l2_set_meta *meta = (const struct l2_set_meta *)(const void *)(b + g.off_meta);
     uint32_t m = l2_cache_match_lo(g, b, (uint32_t)tag) & meta->occ;
     const uint32_t *hi = (const uint32_t *)(const void *)(b + g.off_hi);
     while (m) {
         unsigned w = (unsigned)__builtin_ctz(m);
         if (hi[w] == (uint32_t)(tag >> 32))
-            return (int64_t)l2_slot(set, w);
+            return (int)w;
         m &= m - 1;
     }
     return -1;
 }
 
 /* Makes a way its set's most recently used. */
-static inline void l2_cache_touch_g(const struct l2_cache *c, const struct l2_geom g, uint64_t slot)
+static inline void l2_blk_touch(const struct l2_geom g, unsigned char *b, unsigned w)
 {
-    uint8_t *r = l2_set_block_g(c, g, slot) + g.off_rank;
-    unsigned w = l2_slot_way(slot);
+    uint8_t *r = b + g.off_rank;
     uint8_t old = r[w];
 #ifdef L2_CACHE_SSE2
     const __m128i o = _mm_set1_epi8((char)old);
@@ -243,30 +234,28 @@ static inline void l2_cache_touch_g(const struct l2_cache *c, const struct l2_ge
     r[w] = (uint8_t)(g.ways - 1);
 }
 
-/* Installs `tag` in `slot` (already chosen and written back), empty. */
-static inline void l2_cache_install_g(const struct l2_cache *c, const struct l2_geom g, uint64_t slot, uint64_t tag,
-                                      enum l2_class cls)
+/* Installs `tag` in way w (already chosen and written back), empty. */
+static inline void l2_blk_install(const struct l2_geom g, unsigned char *b, unsigned w, uint64_t tag,
+                                  enum l2_class cls)
 {
-    unsigned char *b = l2_set_block_g(c, g, slot);
-    unsigned w = l2_slot_way(slot);
     ((uint32_t *)(void *)b)[w] = (uint32_t)tag;
     ((uint32_t *)(void *)(b + g.off_hi))[w] = (uint32_t)(tag >> 32);
     b[g.off_valid + w] = 0;
     b[g.off_dirty + w] = 0;
-    l2_set_meta_g(c, g, slot)->occ |= UINT32_C(1) << w;
-    l2_cache_set_cls_g(c, g, slot, cls);
-    l2_cache_touch_g(c, g, slot);
+    l2_blk_meta(g, b)->occ |= UINT32_C(1) << w;
+    l2_blk_set_cls(g, b, w, cls);
+    l2_blk_touch(g, b, w);
 }
 
-static inline void l2_cache_drop_g(const struct l2_cache *c, const struct l2_geom g, uint64_t slot)
+static inline void l2_blk_drop(const struct l2_geom g, unsigned char *b, unsigned w)
 {
-    struct l2_set_meta *m = l2_set_meta_g(c, g, slot);
-    uint32_t bit = UINT32_C(1) << l2_slot_way(slot);
+    struct l2_set_meta *m = l2_blk_meta(g, b);
+    uint32_t bit = UINT32_C(1) << w;
     m->occ &= ~bit;
     m->first &= ~bit;
     m->last &= ~bit;
-    *l2_cache_valid_g(c, g, slot) = 0;
-    *l2_cache_dirty_g(c, g, slot) = 0;
+    b[g.off_valid + w] = 0;
+    b[g.off_dirty + w] = 0;
 }
 
 /* The least recently used of the ways `cand` (not 0) of a set whose ranks
@@ -310,14 +299,14 @@ static inline uint32_t l2_cache_first_cap(const struct l2_cache *c, uint32_t set
     return c->first_ways + (((set * 0x9e3779b9u) >> 16) < c->first_frac);
 }
 
-/* Slot of the victim for a fill into `set`. */
-static inline uint64_t l2_cache_victim_g(const struct l2_cache *c, const struct l2_geom g, uint32_t set)
+/* The way of the victim for a fill into `set` of c, whose block is b. */
+static inline unsigned l2_blk_victim(const struct l2_cache *c, const struct l2_geom g, uint32_t set,
+                                     const unsigned char *b)
 {
-    const uint64_t base = l2_slot(set, 0);
-    const struct l2_set_meta *m = l2_set_meta_g(c, g, base);
+    const struct l2_set_meta *m = (const struct l2_set_meta *)(const void *)(b + g.off_meta);
     uint32_t empty = g.all & ~m->occ;
     if (empty)
-        return base + (unsigned)__builtin_ctz(empty);
+        return (unsigned)__builtin_ctz(empty);
     /* The victim is the least recently used line of the lowest rank.
      * evict_first lines go first (rank 0) once the set holds first_ways
      * of them (one more in a first_frac share of the sets); below that
@@ -329,7 +318,76 @@ static inline uint64_t l2_cache_victim_g(const struct l2_cache *c, const struct 
     uint32_t cand = nfirst && nfirst >= cap ? m->first : g.all & ~rank2;
     if (!cand)
         cand = rank2;
-    return base + l2_cache_lru(g, l2_set_block_g(c, g, base) + g.off_rank, cand);
+    return l2_cache_lru(g, b + g.off_rank, cand);
+}
+
+/* ---- the same by slot, set << L2_WAY_BITS | way ---- */
+
+static inline struct l2_set_meta *l2_set_meta_g(const struct l2_cache *c, const struct l2_geom g, uint64_t slot)
+{
+    return l2_blk_meta(g, l2_set_block_g(c, g, slot));
+}
+
+static inline uint8_t *l2_cache_valid_g(const struct l2_cache *c, const struct l2_geom g, uint64_t slot)
+{
+    return l2_blk_valid(g, l2_set_block_g(c, g, slot), l2_slot_way(slot));
+}
+
+static inline uint8_t *l2_cache_dirty_g(const struct l2_cache *c, const struct l2_geom g, uint64_t slot)
+{
+    return l2_blk_dirty(g, l2_set_block_g(c, g, slot), l2_slot_way(slot));
+}
+
+static inline enum l2_class l2_cache_cls_g(const struct l2_cache *c, const struct l2_geom g, uint64_t slot)
+{
+    return l2_blk_cls(g, l2_set_block_g(c, g, slot), l2_slot_way(slot));
+}
+
+static inline void l2_cache_set_cls_g(const struct l2_cache *c, const struct l2_geom g, uint64_t slot,
+                                      enum l2_class cls)
+{
+    l2_blk_set_cls(g, l2_set_block_g(c, g, slot), l2_slot_way(slot), cls);
+}
+
+/* Line held by a slot, L2_TAG_NONE when the way is empty. */
+static inline uint64_t l2_cache_tag(const struct l2_cache *c, uint64_t slot)
+{
+    const unsigned char *b = l2_set_block_g(c, c->g, slot);
+    unsigned w = l2_slot_way(slot);
+    if (!((l2_set_meta_g(c, c->g, slot)->occ >> w) & 1))
+        return L2_TAG_NONE;
+    const uint32_t *lo = (const uint32_t *)(const void *)b, *hi = (const uint32_t *)(const void *)(b + c->g.off_hi);
+    return (uint64_t)hi[w] << 32 | lo[w];
+}
+
+/* Slot holding line `tag` in `set`, or -1. */
+static inline int64_t l2_cache_find_g(const struct l2_cache *c, const struct l2_geom g, uint32_t set, uint64_t tag)
+{
+    int w = l2_blk_find(g, l2_set_base_g(c, g, set), tag);
+    return w < 0 ? -1 : (int64_t)l2_slot(set, (unsigned)w);
+}
+
+static inline void l2_cache_touch_g(const struct l2_cache *c, const struct l2_geom g, uint64_t slot)
+{
+    l2_blk_touch(g, l2_set_block_g(c, g, slot), l2_slot_way(slot));
+}
+
+/* Installs `tag` in `slot` (already chosen and written back), empty. */
+static inline void l2_cache_install_g(const struct l2_cache *c, const struct l2_geom g, uint64_t slot, uint64_t tag,
+                                      enum l2_class cls)
+{
+    l2_blk_install(g, l2_set_block_g(c, g, slot), l2_slot_way(slot), tag, cls);
+}
+
+static inline void l2_cache_drop_g(const struct l2_cache *c, const struct l2_geom g, uint64_t slot)
+{
+    l2_blk_drop(g, l2_set_block_g(c, g, slot), l2_slot_way(slot));
+}
+
+/* Slot of the victim for a fill into `set`. */
+static inline uint64_t l2_cache_victim_g(const struct l2_cache *c, const struct l2_geom g, uint32_t set)
+{
+    return l2_slot(set, l2_blk_victim(c, g, set, l2_set_base_g(c, g, set)));
 }
 
 /* ---- the same with the cache's own geometry ---- */

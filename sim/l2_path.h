@@ -25,57 +25,60 @@ static const uint8_t l2_path_class_of_prio_fill[L2_NPRIO] = {
     [PRIO_EVICT_UNCHANGED] = CLS_NORMAL, [PRIO_NO_ALLOCATE] = CLS_NORMAL,
 };
 
-/* A hit: the line becomes its set's most recently used and takes the class
- * the hint sets (a copy is never evict_last). */
-L2_PATH_FN void l2_path_hit_line(struct l2_cache *c, const struct l2_geom g, uint64_t slot, enum l2_prio prio, int copy)
+/* A hit on way w of block b: the line becomes its set's most recently
+ * used and takes the class the hint sets (a copy is never evict_last). */
+L2_PATH_FN void l2_path_hit_line(const struct l2_geom g, unsigned char *b, unsigned w, enum l2_prio prio, int copy)
 {
-    l2_cache_touch_g(c, g, slot);
+    l2_blk_touch(g, b, w);
     switch (prio) {
     case PRIO_EVICT_FIRST:
-        l2_cache_set_cls_g(c, g, slot, CLS_FIRST);
+        l2_blk_set_cls(g, b, w, CLS_FIRST);
         break;
     case PRIO_EVICT_NORMAL:
-        l2_cache_set_cls_g(c, g, slot, CLS_NORMAL);
+        l2_blk_set_cls(g, b, w, CLS_NORMAL);
         break;
     case PRIO_EVICT_LAST:
-        l2_cache_set_cls_g(c, g, slot, copy ? CLS_NORMAL : CLS_LAST);
+        l2_blk_set_cls(g, b, w, copy ? CLS_NORMAL : CLS_LAST);
         break;
     default:
         break;
     }
 }
 
-/* Chooses a victim in `set` of `c`, writes back its dirty sectors, installs `tag`. */
-L2_PATH_FN uint64_t l2_path_fill_line(struct l2 *l, struct l2_cache *c, const struct l2_geom g, uint32_t set,
-                                      uint64_t tag, enum l2_class cls, struct l2_outcome *out)
+/* Chooses a victim in `set` of `c` (block b), writes back its dirty
+ * sectors, installs `tag`; returns its way. */
+L2_PATH_FN unsigned l2_path_fill_line(struct l2 *l, const struct l2_cache *c, const struct l2_geom g, uint32_t set,
+                                      unsigned char *b, uint64_t tag, enum l2_class cls, struct l2_outcome *out)
 {
-    uint64_t slot = l2_cache_victim_g(c, g, set);
-    out->dram_wr += (uint32_t)l2_popcount8(*l2_cache_dirty_g(c, g, slot)) << l->sector_shift; /* 0 when empty */
-    l2_cache_install_g(c, g, slot, tag, cls);
-    return slot;
+    unsigned w = l2_blk_victim(c, g, set, b);
+    out->dram_wr += (uint32_t)l2_popcount8(*l2_blk_dirty(g, b, w)) << l->sector_shift; /* 0 when empty */
+    l2_blk_install(g, b, w, tag, cls);
+    return w;
 }
 
-/* Load or prefetch served by the home partition: returns the sectors it had. */
-L2_PATH_FN uint8_t l2_path_home_read(struct l2 *l, struct l2_cache *c, const struct l2_geom g, uint32_t set,
-                                     uint64_t line, uint8_t need, enum l2_prio prio, struct l2_outcome *out)
+/* Load or prefetch served by the home partition (c, block b): returns the
+ * sectors it had. */
+L2_PATH_FN uint8_t l2_path_home_read(struct l2 *l, const struct l2_cache *c, const struct l2_geom g, uint32_t set,
+                                     unsigned char *b, uint64_t line, uint8_t need, enum l2_prio prio,
+                                     struct l2_outcome *out)
 {
-    int64_t s = l2_cache_find_g(c, g, set, line);
+    int w = l2_blk_find(g, b, line);
     uint8_t have = 0;
-    if (s >= 0) {
-        have = *l2_cache_valid_g(c, g, (uint64_t)s) & need;
-        l2_path_hit_line(c, g, (uint64_t)s, prio, 0);
+    if (w >= 0) {
+        have = *l2_blk_valid(g, b, (unsigned)w) & need;
+        l2_path_hit_line(g, b, (unsigned)w, prio, 0);
     }
     uint8_t miss = need & (uint8_t)~have;
     if (miss) {
         /* DRAM reads whole dram_atom granules, and all of each is filled */
         out->dram_rd += l->dram_bytes[miss];
-        if (s < 0)
+        if (w < 0)
             out->line_miss |= miss;
         if (prio != PRIO_NO_ALLOCATE) {
-            if (s < 0)
-                s = (int64_t)l2_path_fill_line(l, c, g, set, line, (enum l2_class)l2_path_class_of_prio_fill[prio],
-                                               out);
-            *l2_cache_valid_g(c, g, (uint64_t)s) |= l->fill_mask[miss];
+            if (w < 0)
+                w = (int)l2_path_fill_line(l, c, g, set, b, line,
+                                           (enum l2_class)l2_path_class_of_prio_fill[prio], out);
+            *l2_blk_valid(g, b, (unsigned)w) |= l->fill_mask[miss];
         }
     }
     return have;
@@ -87,22 +90,24 @@ L2_PATH_FN void l2_path_access(struct l2 *l, const struct l2_geom g, enum l2_op 
                                unsigned home, unsigned near, uint32_t set, uint8_t mask, struct l2_outcome *out)
 {
     memset(out, 0, sizeof *out);
-    struct l2_cache *hc = &l->part[home];
+    const struct l2_cache *hc = &l->part[home];
+    unsigned char *hb = l2_set_base_g(hc, g, set);
 
     switch (op) {
     case OP_READ:
     case OP_PREFETCH: {
         if (near == home) {
-            out->hit = out->near_hit = l2_path_home_read(l, hc, g, set, line, mask, prio, out);
+            out->hit = out->near_hit = l2_path_home_read(l, hc, g, set, hb, line, mask, prio, out);
             return;
         }
-        struct l2_cache *nc = &l->part[near];
-        int64_t s = l2_cache_find_g(nc, g, set, line);
+        const struct l2_cache *nc = &l->part[near];
+        unsigned char *nb = l2_set_base_g(nc, g, set);
+        int w = l2_blk_find(g, nb, line);
         uint8_t have = 0;
-        if (s >= 0) {
-            have = *l2_cache_valid_g(nc, g, (uint64_t)s) & mask;
+        if (w >= 0) {
+            have = *l2_blk_valid(g, nb, (unsigned)w) & mask;
             if (have)
-                l2_path_hit_line(nc, g, (uint64_t)s, prio, 1);
+                l2_path_hit_line(g, nb, (unsigned)w, prio, 1);
         }
         out->near_hit = have;
         uint8_t need = mask & (uint8_t)~have;
@@ -110,22 +115,22 @@ L2_PATH_FN void l2_path_access(struct l2 *l, const struct l2_geom g, enum l2_op 
         if (!need) {
             /* a near hit refreshes the home line too (home_read does, when
              * sectors remain to be read) */
-            int64_t hs = l2_cache_find_g(hc, g, set, line);
-            if (hs >= 0)
-                l2_path_hit_line(hc, g, (uint64_t)hs, prio, 0);
+            int hw = l2_blk_find(g, hb, line);
+            if (hw >= 0)
+                l2_path_hit_line(g, hb, (unsigned)hw, prio, 0);
             return;
         }
         /* between partitions data moves in dram_atom granules: the home
          * partition serves (and reads from DRAM if it lacks them) whole
          * granules, and the copy keeps them (measured, rows G03-G08) */
         uint8_t move = l->fill_mask[need];
-        out->hit |= l2_path_home_read(l, hc, g, set, line, move, prio, out) & need;
+        out->hit |= l2_path_home_read(l, hc, g, set, hb, line, move, prio, out) & need;
         out->line_miss &= need;
         if (op == OP_READ && l->cfg.far_copy && prio != PRIO_NO_ALLOCATE) {
-            if (s < 0)
-                s = (int64_t)l2_path_fill_line(l, nc, g, set, line, prio == PRIO_EVICT_FIRST ? CLS_FIRST : CLS_NORMAL,
-                                               out);
-            *l2_cache_valid_g(nc, g, (uint64_t)s) |= move;
+            if (w < 0)
+                w = (int)l2_path_fill_line(l, nc, g, set, nb, line,
+                                           prio == PRIO_EVICT_FIRST ? CLS_FIRST : CLS_NORMAL, out);
+            *l2_blk_valid(g, nb, (unsigned)w) |= move;
         }
         return;
     }
@@ -134,30 +139,31 @@ L2_PATH_FN void l2_path_access(struct l2 *l, const struct l2_geom g, enum l2_op 
          * store behaves as a normal one) */
         if (prio == PRIO_EVICT_FIRST)
             prio = PRIO_EVICT_NORMAL;
-        int64_t s = l2_cache_find_g(hc, g, set, line);
-        if (s >= 0) {
-            out->hit = *l2_cache_valid_g(hc, g, (uint64_t)s) & mask;
-            l2_path_hit_line(hc, g, (uint64_t)s, prio, 0);
+        int w = l2_blk_find(g, hb, line);
+        if (w >= 0) {
+            out->hit = *l2_blk_valid(g, hb, (unsigned)w) & mask;
+            l2_path_hit_line(g, hb, (unsigned)w, prio, 0);
         } else {
             out->line_miss = mask;
             if (prio == PRIO_NO_ALLOCATE)
                 out->dram_wr += (uint32_t)l2_popcount8(mask) << l->sector_shift;
             else
-                s = (int64_t)l2_path_fill_line(l, hc, g, set, line, (enum l2_class)l2_path_class_of_prio_fill[prio],
-                                               out);
+                w = (int)l2_path_fill_line(l, hc, g, set, hb, line,
+                                           (enum l2_class)l2_path_class_of_prio_fill[prio], out);
         }
-        if (s >= 0) {
-            *l2_cache_valid_g(hc, g, (uint64_t)s) |= mask;
-            *l2_cache_dirty_g(hc, g, (uint64_t)s) |= mask;
+        if (w >= 0) {
+            *l2_blk_valid(g, hb, (unsigned)w) |= mask;
+            *l2_blk_dirty(g, hb, (unsigned)w) |= mask;
         }
         if (near == home)
             out->near_hit = out->hit;
         for (unsigned p = 0; p < l->nparts; p++) {
             if (p == home)
                 continue;
-            int64_t c = l2_cache_find_g(&l->part[p], g, set, line);
+            unsigned char *pb = l2_set_base_g(&l->part[p], g, set);
+            int c = l2_blk_find(g, pb, line);
             if (c >= 0)
-                l2_cache_drop_g(&l->part[p], g, (uint64_t)c);
+                l2_blk_drop(g, pb, (unsigned)c);
         }
         return;
     }
@@ -165,13 +171,13 @@ L2_PATH_FN void l2_path_access(struct l2 *l, const struct l2_geom g, enum l2_op 
     case OP_DISCARD:
         /* performed where the request goes: the near partition, then home */
         for (unsigned k = 0; k < 2; k++) {
-            struct l2_cache *c = &l->part[k ? home : near];
-            int64_t slot = l2_cache_find_g(c, g, set, line);
-            if (slot >= 0) {
+            unsigned char *pb = k ? hb : l2_set_base_g(&l->part[near], g, set);
+            int w = l2_blk_find(g, pb, line);
+            if (w >= 0) {
                 if (op == OP_DISCARD)
-                    l2_cache_drop_g(c, g, (uint64_t)slot);
-                else if (l2_cache_cls_g(c, g, (uint64_t)slot) == CLS_LAST)
-                    l2_cache_set_cls_g(c, g, (uint64_t)slot, CLS_NORMAL);
+                    l2_blk_drop(g, pb, (unsigned)w);
+                else if (l2_blk_cls(g, pb, (unsigned)w) == CLS_LAST)
+                    l2_blk_set_cls(g, pb, (unsigned)w, CLS_NORMAL);
             }
             if (near == home)
                 break;
