@@ -431,6 +431,117 @@ START_TEST(sm_bounds)
 }
 END_TEST
 
+/* Reads every event of a trace text into ev (at most max); returns their number. */
+static size_t read_events(struct tests_run *r, const char *text, struct l2_event *ev, size_t max)
+{
+    char path[64];
+    struct l2_trace *t;
+    size_t n = 0;
+    tests_write_temp(path, sizeof path, text);
+    ck_assert_msg(l2_trace_open(&t, path, &r->syms, &r->e) == 0, "%s", r->e.msg);
+    int rc;
+    while (n < max && (rc = l2_trace_next(t, &ev[n], &r->e)) > 0)
+        n++;
+    ck_assert_msg(rc >= 0, "%s", r->e.msg);
+    l2_trace_close(t);
+    unlink(path);
+    return n;
+}
+
+/* A trace of n accesses of every kind: scattered addresses, 16 to 600
+ * bytes, policies, a window, a second kernel. */
+static char *mixed_trace(unsigned n)
+{
+    size_t cap = (size_t)n * 64 + 512, len = 0;
+    char *t = malloc(cap);
+    ck_assert_ptr_nonnull(t);
+    len += (size_t)snprintf(t + len, cap - len,
+                            "policy p interleaved evict_last 0.5 evict_first\n"
+                            "window 0x100000 64KiB 0.5 persisting streaming stream=1\n"
+                            "kernel a stream=1\n");
+    const char *ops = "RRRRWPAD", *tags[] = {"", " p", " evict_first", " evict_last", " no_allocate"};
+    uint64_t x = 12345;
+    for (unsigned i = 0; i < n; i++) {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        if (i == n / 2)
+            len += (size_t)snprintf(t + len, cap - len, "kernel b\n");
+        uint64_t addr = 0x100000 + ((x >> 20) % (1u << 18)) * 16;
+        unsigned size = 16 + (unsigned)((x >> 50) % 600), sm = (unsigned)((x >> 8) % 132);
+        char op = ops[(x >> 40) % 8];
+        len += (size_t)snprintf(t + len, cap - len, "%c 0x%llx %u%s sm=%u\n", op, (unsigned long long)addr, size,
+                                op == 'P' ? " evict_last" : tags[(x >> 44) % 5], sm);
+    }
+    return t;
+}
+
+/* The counters and timing sums of two simulators agree. */
+static void assert_same_sims(const struct l2_sim *a, const struct l2_sim *b)
+{
+    ck_assert_uint_eq(a->nk, b->nk);
+    ck_assert_uint_eq(a->accesses, b->accesses);
+    for (uint32_t k = 0; k < a->nk; k++) {
+        ck_assert(memcmp(&a->k[k].total, &b->k[k].total, sizeof a->k[k].total) == 0);
+        ck_assert(memcmp(a->k[k].prio, b->k[k].prio, sizeof a->k[k].prio) == 0);
+        ck_assert(memcmp(a->k[k].time.ob, b->k[k].time.ob, sizeof a->k[k].time.ob) == 0);
+        ck_assert(memcmp(a->k[k].time.serv, b->k[k].time.serv, a->k[k].time.nserv * sizeof *a->k[k].time.serv) == 0);
+    }
+}
+
+/* l2_sim_events, which locates accesses a few events ahead, simulates
+ * what l2_sim_event does one event at a time: whole, in short pieces,
+ * and as a lane of two. */
+START_TEST(events_batch_as_one_by_one)
+{
+    enum { N = 3000 };
+    struct l2_event *ev = aligned_alloc(64, (N + 8) * sizeof *ev);
+    ck_assert_ptr_nonnull(ev);
+    char *text = mixed_trace(N);
+    for (unsigned lanes = 1; lanes <= 2; lanes++) {
+        const size_t pieces[] = {1, 3, 5, N + 8};
+        for (size_t pi = 0; pi < L2_ARRAY_LEN(pieces); pi++) {
+            const size_t piece = pieces[pi];
+            struct tests_run one, many;
+            tests_run_start(&one, SEM_HARDWARE, NULL);
+            tests_run_start(&many, SEM_HARDWARE, NULL);
+            if (lanes == 2) {
+                l2_sim_set_lane(&one.sim, 1, 2);
+                l2_sim_set_lane(&many.sim, 1, 2);
+            }
+            size_t n = read_events(&one, text, ev, N + 8);
+            ck_assert_uint_eq(n, N + 4);
+            for (size_t i = 0; i < n; i++)
+                ck_assert_msg(l2_sim_event(&one.sim, &ev[i], &one.e) == 0, "%s", one.e.msg);
+            ck_assert_uint_eq(read_events(&many, text, ev, N + 8), n);
+            for (size_t i = 0; i < n; i += piece) {
+                size_t m = n - i < piece ? n - i : piece;
+                ck_assert_uint_eq(l2_sim_events(&many.sim, &ev[i], m, &many.e), m);
+            }
+            assert_same_sims(&one.sim, &many.sim);
+            ck_assert_uint_gt(one.sim.k[1].total.sector_hits, 0);
+            tests_run_end(&one);
+            tests_run_end(&many);
+        }
+    }
+    free(text);
+    free(ev);
+}
+END_TEST
+
+/* l2_sim_events stops at the event that fails and says which. */
+START_TEST(events_batch_error_index)
+{
+    struct tests_run r;
+    struct l2_event ev[8];
+    tests_run_start(&r, SEM_HARDWARE, NULL);
+    size_t n = read_events(&r, "R 0 32 sm=1\nR 0x80 32 sm=2\nR 0x100 32 sm=132\nR 0x180 32 sm=3\n", ev, 8);
+    ck_assert_uint_eq(n, 4);
+    ck_assert_uint_eq(l2_sim_events(&r.sim, ev, n, &r.e), 2);
+    ASSERT_CONTAINS(r.e.msg, "sm=132 is not below sms = 132");
+    ck_assert_uint_eq(r.sim.k[0].total.accesses, 2);
+    tests_run_end(&r);
+}
+END_TEST
+
 START_TEST(reset_event)
 {
     struct tests_run r;
@@ -499,6 +610,8 @@ Suite *sim_suite(void)
     tcase_add_test(tc, policy_file_window_and_setaside);
     tcase_add_test(tc, setaside_events);
     tcase_add_test(tc, sm_bounds);
+    tcase_add_test(tc, events_batch_as_one_by_one);
+    tcase_add_test(tc, events_batch_error_index);
     tcase_add_test(tc, reset_event);
     suite_add_tcase(s, tc);
     return s;
