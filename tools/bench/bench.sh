@@ -55,7 +55,7 @@ for kind in bench embed; do
         mv "$bin.tmp" "$bin"
     fi
 done
-LIBS="$BUILD/libl2sim.a $(pkg-config --libs zlib libzstd 2>/dev/null || echo -lz -lzstd) -lm -pthread"
+LIBS="$BUILD/libl2sim.a $(pkg-config --libs zlib libzstd liblzma 2>/dev/null || echo -lz -lzstd -llzma) -lm -pthread"
 cc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -Isim -o "$DIR/readspeed" tools/bench/readspeed.c $LIBS
 # the yardstick for the build's instruction set (AVX2 tag compares)
 cc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L $(grep -o -- '-march=[^ ]*\|-mno-avx512f' "$BUILD/.flags" | tr '\n' ' ') \

@@ -16,7 +16,7 @@ cd "$(dirname "$0")/../.."
 tools/deps.sh valgrind || exit 1
 DIR=$BUILD/bench
 mkdir -p "$DIR"
-LIBS="$BUILD/libl2sim.a $(pkg-config --libs zlib libzstd 2>/dev/null || echo -lz -lzstd) -lm -pthread"
+LIBS="$BUILD/libl2sim.a $(pkg-config --libs zlib libzstd liblzma 2>/dev/null || echo -lz -lzstd -llzma) -lm -pthread"
 cc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L $(grep -o -- '-march=[^ ]*\|-mno-avx512f' "$BUILD/.flags" | tr '\n' ' ') \
     -Isim -o "$DIR/yardstick" tools/bench/yardstick.c $LIBS
 # ir CMD...: the instructions callgrind counts for CMD
