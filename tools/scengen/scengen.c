@@ -12,15 +12,17 @@
  *   F = 0x7e0200000000  512 MiB  flush buffer
  *
  * Kernel geometry (see calibration/h100/README.md):
- *   ld/st/rmw/rld: 528 blocks x 512 threads (16 warps), grid-stride; in
- *     iteration i block b covers the 8 KiB at base + (i*528 + b)*8192, warp w
- *     the 512 bytes at +w*512 of that: one record "R ADDR 512 [TAG] sm=S",
- *     S = b mod 132.  rmw emits R then W for each warp instruction; rld reads
- *     chunk mix32(k) mod (bytes/512) with k = (i*528 + b)*16 + w.
- *   discard/prefetch/applypriority: one instruction per 128-byte line, 270336
+ *   G blocks x 512 threads (16 warps), G = 528 unless the step says @gG.
+ *   ld/st/rmw/rld: grid-stride; in iteration i block b covers the 8 KiB at
+ *     base + (i*G + b)*8192, warp w the 512 bytes at +w*512 of that: one
+ *     record "R ADDR 512 [TAG] sm=S", S = b mod 132.  rmw emits R then W for
+ *     each warp instruction; rld reads chunk mix32(k) mod (bytes/512) with
+ *     k = (i*G + b)*16 + w.
+ *   discard/prefetch/applypriority: one instruction per 128-byte line, G*512
  *     threads grid-stride; one record of 4096 bytes per warp at
- *     base + (i*528*512 + b*512 + w*32)*128.
- *   Emission order everywhere: for i, for w in 0..15, for b in 0..527.
+ *     base + (i*G*512 + b*512 + w*32)*128.
+ *   Emission order everywhere: for i, for w in 0..15, for b in 0..G-1
+ *   (then drifted by the jitter, see issue_order).
  *
  * Errors print "scengen: <where>: <reason>" on stderr and exit with status 2.
  * Build: cc -std=c11 -O2 -Wall -Wextra -Werror -o scengen scengen.c
@@ -42,10 +44,9 @@
 #define NBLOCKS 528u
 #define NWARPS 16u
 #define NSMS 132u
-#define LD_BLOCK_BYTES 8192ull                   /* per block per iteration */
-#define LD_ITER_BYTES (NBLOCKS * LD_BLOCK_BYTES) /* 4.125 MiB */
+#define LD_BLOCK_BYTES 8192ull /* per block per iteration: 4.125 MiB per iteration of 528 blocks */
 #define LINE_BYTES 128ull
-#define LINE_ITER_BYTES ((uint64_t)NBLOCKS * 512u * LINE_BYTES) /* 33 MiB */
+#define LINE_BLOCK_BYTES (512u * LINE_BYTES) /* line ops: 33 MiB per iteration of 528 blocks */
 static unsigned long long setaside_max = 32768000ull; /* --setaside-max; the H100's */
 
 struct buffer {
@@ -332,7 +333,7 @@ struct step {
     bool measured;
     char *text;
     unsigned stream; /* @sN: 1 (the row's stream) or 2 */
-    unsigned grid;   /* @gG: the kernel line's grid; the accesses keep the 528-block order */
+    unsigned grid;   /* @gG: blocks of the launch (default 528); the grid-stride loops use it */
     /* kernel */
     enum op op;
     int buf;
@@ -798,7 +799,7 @@ static inline void emit_rec(char op, uint64_t addr, const struct tails *t, unsig
 }
 
 /*
- * Issue order.  All 528 blocks are resident at once, but they do not run in
+ * Issue order.  All the kernel's blocks are resident at once, but they do not run in
  * lockstep: warp instruction (i, w, b) issues at time i + w/16 (in loop
  * iterations) plus a deterministic pseudo-random offset, normal with
  * standard deviation `jitter` iterations (0: the plain i, w, b order).  Each
@@ -825,22 +826,30 @@ static int cmp_winst(const void *x, const void *y)
     return a->b < b->b ? -1 : a->b > b->b;
 }
 
-/* The warp instructions of a sweep, in issue order; *n is their count. */
-static struct winst *issue_order(uint64_t iters, uint64_t bytes, uint64_t iter_bytes, uint64_t block_bytes,
-                                 uint64_t warp_bytes, size_t *n)
+/* The SM of block b of a grid: round robin, and a grid smaller than the
+ * GPU spread over all of it (the block scheduler fills SMs breadth first). */
+static unsigned block_sm(unsigned b, unsigned grid)
 {
-    size_t cap = (size_t)(iters * NWARPS * NBLOCKS), k = 0;
+    return grid < NSMS ? b * NSMS / grid : b % NSMS;
+}
+
+/* The warp instructions of a sweep, in issue order; *n is their count. */
+static struct winst *issue_order(unsigned grid, uint64_t bytes, uint64_t block_bytes, uint64_t warp_bytes,
+                                 size_t *n)
+{
+    uint64_t iter_bytes = grid * block_bytes, iters = (bytes + iter_bytes - 1) / iter_bytes;
+    size_t cap = (size_t)(iters * NWARPS * grid), k = 0;
     struct winst *v = xmalloc(cap * sizeof *v);
     uint32_t seed = mix32(++kernel_seq * 0x9e3779b9u);
     for (uint64_t i = 0; i < iters; i++)
         for (unsigned w = 0; w < NWARPS; w++)
-            for (unsigned b = 0; b < NBLOCKS; b++) {
+            for (unsigned b = 0; b < grid; b++) {
                 if (i * iter_bytes + b * block_bytes + w * warp_bytes >= bytes)
                     break; /* offsets grow with b */
                 double t = (double)i + w / (double)NWARPS;
                 if (jitter_sd > 0) {
                     /* Irwin-Hall(4) approximation of a normal deviate */
-                    uint32_t h = seed ^ (uint32_t)(((i * NBLOCKS + b) * NWARPS + w) * 0x85ebca6bu);
+                    uint32_t h = seed ^ (uint32_t)(((i * grid + b) * NWARPS + w) * 0x85ebca6bu);
                     double u = 0;
                     for (int r = 0; r < 4; r++) {
                         h = mix32(h + 0x6a09e667u * (uint32_t)(r + 1));
@@ -856,7 +865,7 @@ static struct winst *issue_order(uint64_t iters, uint64_t bytes, uint64_t iter_b
     return v;
 }
 
-static uint64_t emit_sweep(enum op op, uint64_t base, uint64_t bytes, const char *tag)
+static uint64_t emit_sweep(enum op op, uint64_t base, uint64_t bytes, const char *tag, unsigned grid)
 {
     static struct tails t;
     uint64_t nrec = 0;
@@ -864,13 +873,12 @@ static uint64_t emit_sweep(enum op op, uint64_t base, uint64_t bytes, const char
     struct winst *v;
     if (op == DO_LD || op == DO_ST || op == DO_RMW || op == DO_RLD) {
         make_tails(&t, 512, tag);
-        uint64_t iters = (bytes + LD_ITER_BYTES - 1) / LD_ITER_BYTES;
         uint64_t nchunks = bytes / 512;
-        v = issue_order(iters, bytes, LD_ITER_BYTES, LD_BLOCK_BYTES, 512, &n);
+        v = issue_order(grid, bytes, LD_BLOCK_BYTES, 512, &n);
         for (size_t k = 0; k < n; k++) {
             uint64_t i = v[k].i;
-            unsigned w = v[k].w, b = v[k].b, sm = b % NSMS;
-            uint64_t off = (i * NBLOCKS + b) * LD_BLOCK_BYTES + (uint64_t)w * 512;
+            unsigned w = v[k].w, b = v[k].b, sm = block_sm(b, grid);
+            uint64_t off = (i * grid + b) * LD_BLOCK_BYTES + (uint64_t)w * 512;
             switch (op) {
             case DO_LD:
                 emit_rec('R', base + off, &t, sm);
@@ -884,7 +892,7 @@ static uint64_t emit_sweep(enum op op, uint64_t base, uint64_t bytes, const char
                 nrec++;
                 break;
             default: {
-                uint32_t kk = (uint32_t)((i * NBLOCKS + b) * NWARPS + w);
+                uint32_t kk = (uint32_t)((i * grid + b) * NWARPS + w);
                 uint64_t c = mix32(kk) % nchunks;
                 emit_rec('R', base + c * 512, &t, sm);
                 break;
@@ -895,11 +903,10 @@ static uint64_t emit_sweep(enum op op, uint64_t base, uint64_t bytes, const char
     } else {
         char opc = op == DO_DISCARD ? 'D' : op == DO_PREFETCH ? 'P' : 'A';
         make_tails(&t, 4096, tag);
-        uint64_t iters = (bytes + LINE_ITER_BYTES - 1) / LINE_ITER_BYTES;
-        v = issue_order(iters, bytes, LINE_ITER_BYTES, 512u * LINE_BYTES, 32u * LINE_BYTES, &n);
+        v = issue_order(grid, bytes, LINE_BLOCK_BYTES, 32u * LINE_BYTES, &n);
         for (size_t k = 0; k < n; k++) {
-            uint64_t off = ((uint64_t)v[k].i * NBLOCKS * 512 + v[k].b * 512u + v[k].w * 32u) * LINE_BYTES;
-            emit_rec(opc, base + off, &t, v[k].b % NSMS);
+            uint64_t off = ((uint64_t)v[k].i * grid * 512 + v[k].b * 512u + v[k].w * 32u) * LINE_BYTES;
+            emit_rec(opc, base + off, &t, block_sm(v[k].b, grid));
             nrec++;
         }
     }
@@ -935,11 +942,10 @@ static uint64_t emit_xop(const struct step *st, uint64_t base)
     if (st->op == DO_ADD) {
         for (int k = 0; k < 3; k++)
             make_tails(&t[k], 512, st->tags[k]);
-        uint64_t iters = (st->bytes + LD_ITER_BYTES - 1) / LD_ITER_BYTES;
-        v = issue_order(iters, st->bytes, LD_ITER_BYTES, LD_BLOCK_BYTES, 512, &n);
+        v = issue_order(st->grid, st->bytes, LD_BLOCK_BYTES, 512, &n);
         for (size_t k = 0; k < n; k++) {
-            unsigned sm = v[k].b % NSMS;
-            uint64_t off = ((uint64_t)v[k].i * NBLOCKS + v[k].b) * LD_BLOCK_BYTES + (uint64_t)v[k].w * 512;
+            unsigned sm = block_sm(v[k].b, st->grid);
+            uint64_t off = ((uint64_t)v[k].i * st->grid + v[k].b) * LD_BLOCK_BYTES + (uint64_t)v[k].w * 512;
             emit_rec('R', base + off, &t[0], sm);
             emit_rec('R', base + st->bytes + off, &t[1], sm);
             emit_rec('W', base + 2 * st->bytes + off, &t[2], sm);
@@ -951,11 +957,10 @@ static uint64_t emit_xop(const struct step *st, uint64_t base)
         make_tails(&t[1], st->width, st->tags[skew ? 1 : 0]);
         uint64_t pieces = st->bytes / st->width, hot = pieces / 16, groups = 32 / (st->width / 16);
         uint64_t span = st->nwarp * 512; /* the loop's bytes at 512 per warp instruction */
-        uint64_t iters = (span + LD_ITER_BYTES - 1) / LD_ITER_BYTES;
-        v = issue_order(iters, span, LD_ITER_BYTES, LD_BLOCK_BYTES, 512, &n);
+        v = issue_order(st->grid, span, LD_BLOCK_BYTES, 512, &n);
         for (size_t k = 0; k < n; k++) {
-            unsigned sm = v[k].b % NSMS;
-            uint64_t kk = ((uint64_t)v[k].i * NBLOCKS + v[k].b) * NWARPS + v[k].w;
+            unsigned sm = block_sm(v[k].b, st->grid);
+            uint64_t kk = ((uint64_t)v[k].i * st->grid + v[k].b) * NWARPS + v[k].w;
             /* The L2 applies one cache policy per warp instruction: zW's
              * lanes asking for different hints get one of them (measured:
              * zW and uW, whose lanes all take lane 0's, give the same
@@ -1000,7 +1005,7 @@ static void emit_trace(const struct step *v, size_t n, const char *setaside_text
             oputs("reset\n");
             for (int r = 0; r < 2; r++) {
                 oputs(streams ? "kernel flush stream=1 grid=528 block=512\n" : "kernel flush\n");
-                emit_sweep(DO_LD, buffers[BUF_F].base, buffers[BUF_F].bytes, NULL);
+                emit_sweep(DO_LD, buffers[BUF_F].base, buffers[BUF_F].bytes, NULL, NBLOCKS);
             }
             if (streams)
                 oputs("sync\n"); /* hwprobe waits for the flush when a row has two streams */
@@ -1027,7 +1032,7 @@ static void emit_trace(const struct step *v, size_t n, const char *setaside_text
             if (st->op >= DO_GATHER)
                 emit_xop(st, buffers[st->buf].base + st->off);
             else
-                emit_sweep(st->op, buffers[st->buf].base + st->off, st->bytes, st->tag);
+                emit_sweep(st->op, buffers[st->buf].base + st->off, st->bytes, st->tag, st->grid);
             break;
         }
     }
