@@ -16,8 +16,11 @@
 //                     last (ncu --replay-mode app-range profiles the whole row)
 //   --omit-measured   run the row without the `*` kernel (for the difference)
 //   --time            print measured_ns=N, the %globaltimer span of the measured
-//                     kernel (first block start to last block end); writes 2
-//                     words per block to a scratch buffer, so not under ncu
+//                     kernels (first block start to last block end), then for
+//                     each measured kernel measured_kernel=K start_ns=S end_ns=E
+//                     rep=R median_end_ns=M (from the earliest start; M: the
+//                     median of its blocks' ends); writes 2 words per block to a
+//                     scratch buffer, so not under ncu
 // Diagnostics (see README.md): --memset --scrub --bigscrub --sync --stream0
 //   --gap-us N --profile-range --repeat N
 #include <cuda_runtime.h>
@@ -109,6 +112,9 @@ __device__ __forceinline__ void st16(char* a, uint4 v, uint64_t pol) {
                  : "memory");
 }
 
+// --time: per block, %globaltimer at its start and at its end.
+constexpr int kTimeWords = 2;
+
 // One kernel body for all operations. `base`/`nbytes`: the region of the step.
 template <int OP, bool HINT>
 __device__ __forceinline__ void body(char* base, size_t nbytes, uint64_t pol,
@@ -171,8 +177,8 @@ __device__ __forceinline__ void body(char* base, size_t nbytes, uint64_t pol,
     if (tid == 0) {
       unsigned long long t1;
       asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1));
-      reinterpret_cast<unsigned long long*>(sink)[2 * blk] = t0;
-      reinterpret_cast<unsigned long long*>(sink)[2 * blk + 1] = t1;
+      reinterpret_cast<unsigned long long*>(sink)[kTimeWords * blk] = t0;
+      reinterpret_cast<unsigned long long*>(sink)[kTimeWords * blk + 1] = t1;
     }
   } else if (dump) {
     sink[(size_t)blk * blockDim.x + tid] = acc;  // never taken in a run
@@ -281,8 +287,8 @@ __device__ __forceinline__ void xbody(const XArgs a, unsigned* sink, int dump) {
     if (tid == 0) {
       unsigned long long t1;
       asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1));
-      reinterpret_cast<unsigned long long*>(sink)[2 * blk] = t0;
-      reinterpret_cast<unsigned long long*>(sink)[2 * blk + 1] = t1;
+      reinterpret_cast<unsigned long long*>(sink)[kTimeWords * blk] = t0;
+      reinterpret_cast<unsigned long long*>(sink)[kTimeWords * blk + 1] = t1;
     }
   } else if (dump) {
     sink[(size_t)blk * blockDim.x + tid] = acc;
@@ -589,6 +595,11 @@ static void usage() {
 }
 
 int main(int argc, char** argv) {
+  // Load every kernel when CUDA starts: with lazy loading (the default since
+  // CUDA 12) the first launch of a kernel function loads it and waits for the
+  // work in flight, so a row's second measured kernel would never run beside
+  // its first (tools/hwprobe/README.md, "Two streams").
+  setenv("CUDA_MODULE_LOADING", "EAGER", 1);
   std::string setaside = "default", steps;
   bool dry = false, quiet = false, info = false, do_memset = false, scrub = false;
   bool timing = false, sync_steps = false, stream0 = false, bigscrub = false, profrange = false;
@@ -924,21 +935,37 @@ int main(int argc, char** argv) {
       CK(cudaGetLastError());
       if (st.measured && timing) {
         tblocks.push_back(st.blocks);
-        tsink += 2 * st.blocks * 2;  // the next measured kernel's block times (2 x u64 per block)
+        tsink += 2 * st.blocks * kTimeWords;  // the next measured kernel's block times (u64 words)
       }
       if (st.measured && timing && --tleft == 0) {
         // the span of every measured kernel's blocks, together
         CK(cudaDeviceSynchronize());
         size_t nb = 0;
         for (int b : tblocks) nb += (size_t)b;
-        std::vector<unsigned long long> tb(2 * nb);
+        std::vector<unsigned long long> tb(kTimeWords * nb);
         CK(cudaMemcpy(tb.data(), sink, tb.size() * 8, cudaMemcpyDeviceToHost));
         unsigned long long a = ~0ull, b = 0;
         for (size_t j = 0; j < nb; j++) {
-          a = std::min(a, tb[2 * j]);
-          b = std::max(b, tb[2 * j + 1]);
+          a = std::min(a, tb[kTimeWords * j]);
+          b = std::max(b, tb[kTimeWords * j + 1]);
         }
         printf("measured_ns=%llu rep=%d\n", b - a, rep);
+        {
+          // each measured kernel's first block start and last block end, from the earliest start
+          size_t j = 0;
+          for (size_t m = 0; m < tblocks.size(); m++) {
+            unsigned long long s0 = ~0ull, e0 = 0;
+            std::vector<unsigned long long> ends;
+            for (int q = 0; q < tblocks[m]; q++, j++) {
+              s0 = std::min(s0, tb[kTimeWords * j]);
+              e0 = std::max(e0, tb[kTimeWords * j + 1]);
+              ends.push_back(tb[kTimeWords * j + 1] - a);
+            }
+            std::sort(ends.begin(), ends.end());
+            printf("measured_kernel=%zu start_ns=%llu end_ns=%llu rep=%d median_end_ns=%llu\n", m + 1,
+                   s0 - a, e0 - a, rep, ends[ends.size() / 2]);
+          }
+        }
       }
       if (st.measured && profrange) {
         CK(cudaStreamSynchronize(stream));
