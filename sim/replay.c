@@ -18,10 +18,14 @@
 #include <uthash.h>
 
 #define NONE UINT32_MAX
-#define STRIDE_ONE (UINT64_C(1) << 24) /* progress of one access at a share of one SM */
+#define STRIDE_ONE (UINT64_C(1) << 24) /* progress of one byte at a share of one SM */
 #define L2_SM_THREADS 2048u            /* resident threads per SM (A100, H100, H200) */
 
 enum kstate { K_WAITING, K_RUNNING, K_DONE };
+
+/* Progress: at most 2^35 per byte (a one-thread kernel) times 4096 bytes
+ * an access, summed over any trace, needs more than 64 bits. */
+typedef unsigned __int128 l2_progress;
 
 struct list {
     uint32_t *v;
@@ -33,8 +37,8 @@ struct rk {
     uint32_t ordinal; /* `kernel` lines before its own; NONE: `(default)` */
     uint64_t demand;  /* resident threads it asks for (grid x block, at most the GPU's) */
     uint64_t grant;   /* resident threads it holds while running */
-    uint64_t stride;  /* progress per access: STRIDE_ONE x SM threads / grant */
-    uint64_t pass;    /* progress so far */
+    uint64_t stride;  /* progress per byte: STRIDE_ONE x SM threads / grant */
+    l2_progress pass; /* progress so far */
     enum kstate state;
     uint32_t cursor;  /* while running */
     struct list deps; /* kernels it waits for; freed at its start */
@@ -76,7 +80,7 @@ struct l2_replay {
     uint32_t solo;    /* the kernel the host reads in place, NONE */
     uint32_t live;    /* kernels launched, not solo, not done */
     int ready_dirty;  /* a kernel finished or was launched: look for kernels to start */
-    uint64_t vnow;    /* progress at the last access handed out */
+    l2_progress vnow; /* progress at the last access handed out */
     struct rstream *st;
     uint32_t nst, capst;
     struct revent *events;
@@ -464,14 +468,15 @@ static int start_ready(struct l2_replay *r, l2_err *e)
 {
     r->ready_dirty = 0;
     /* the progress of the moment: the least of the running kernels' */
-    uint64_t now = UINT64_MAX, used = 0;
+    l2_progress now = r->vnow;
+    uint64_t used = 0;
+    int any = 0;
     for (uint32_t i = 0; i < r->nk; i++)
         if (r->k[i].state == K_RUNNING && i != r->solo) {
-            now = r->k[i].pass < now ? r->k[i].pass : now;
+            now = !any || r->k[i].pass < now ? r->k[i].pass : now;
+            any = 1;
             used += r->k[i].grant;
         }
-    if (now == UINT64_MAX)
-        now = r->vnow;
     const uint64_t cap = (uint64_t)r->sms * L2_SM_THREADS;
     for (uint32_t i = 0; i < r->nk && used < cap; i++) {
         struct rk *k = &r->k[i];
@@ -523,7 +528,7 @@ static int device_step(struct l2_replay *r, struct l2_event *ev, l2_err *e)
         if (rc > 0 && ev->type == EV_ACCESS) {
             ev->kernel = best + 1;
             r->vnow = k->pass;
-            k->pass += k->stride;
+            k->pass += (l2_progress)k->stride * ev->size;
             return 1;
         }
         if (rc == 0 || ev->type == EV_KERNEL) {

@@ -196,9 +196,14 @@ END_TEST
 
 /* Shares follow the grid: 100 blocks against 25 advance 4 to 1, ties go
  * to the earlier launch (strides 2^24/100 and 2^24/25 make a.4 and b.1
- * meet exactly). */
+ * meet exactly).  Progress counts bytes: on equal grids, 128-byte accesses
+ * come four for one of 512 bytes. */
 START_TEST(shares_follow_the_grid)
 {
+    ORDER("kernel a stream=1 grid=66\nR 0x1000 128\nR 0x1100 128\nR 0x1200 128\nR 0x1300 128\nR 0x1400 128\n"
+          "R 0x1500 128\nR 0x1600 128\nR 0x1700 128\n"
+          "kernel b stream=2 grid=66\nR 0x10000 512\nR 0x10200 512\n",
+          132, 0, "[a] [b] a.1 b.1 a.2 a.3 a.4 a.5 b.2 a.6 a.7 a.8");
     ORDER("kernel a stream=1 grid=100\nR 0x1000 32\nR 0x1100 32\nR 0x1200 32\nR 0x1300 32\nR 0x1400 32\n"
           "R 0x1500 32\nR 0x1600 32\nR 0x1700 32\n"
           "kernel b stream=2 grid=5,5\nR 0x10000 32\nR 0x10100 32\n",
