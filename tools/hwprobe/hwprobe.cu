@@ -22,7 +22,7 @@
 //                     median of its blocks' ends); writes 2 words per block to a
 //                     scratch buffer, so not under ncu
 // Diagnostics (see README.md): --memset --scrub --bigscrub --sync --stream0
-//   --gap-us N --profile-range --repeat N
+//   --gap-us N --profile-range --repeat N --no-gate
 #include <cuda_runtime.h>
 #include <cuda_profiler_api.h>
 #include <cuda/annotated_ptr>
@@ -196,6 +196,20 @@ template <int OP, bool HINT>
 __global__ void __launch_bounds__(512) measured_kernel(char* base, size_t nbytes, uint64_t pol,
                                                        unsigned* sink, int dump) {
   body<OP, HINT>(base, nbytes, pol, sink, dump);
+}
+
+// The gate of a two-stream row (README "Two streams"): one thread on its own
+// stream spins until the host sets *open, so that both streams' kernels, queued
+// behind it, start together however slowly the host launched them. It gives
+// up after 100 ms (*open = 2 then: the host never opened it).
+__global__ void gate_kernel(volatile int* open) {
+  unsigned long long t0, t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  while (*open == 0) {
+    __nanosleep(1000);
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    if (t - t0 > 100000000ull) { *open = 2; break; }
+  }
 }
 
 // Scrub (diagnostic, --scrub): demote every line of a buffer to evict_normal,
@@ -583,7 +597,7 @@ static XFn xkernel_for(int xop, bool measured) {
 static void usage() {
   fprintf(stderr,
           "usage: hwprobe --setaside default|0|max|BYTES --steps \"STEP; STEP; ...\"\n"
-          "               [--dry-run] [--quiet] [--memset] [--scrub] [--time] [--repeat N]\n"
+          "               [--dry-run] [--quiet] [--memset] [--scrub] [--time] [--repeat N] [--no-gate]\n"
           "               [--sync] [--stream0] [--bigscrub] [--profile-range] [--range-all]\n"
           "               [--omit-measured] [--gap-us N]\n"
           "       hwprobe --info   (device facts; exit 77 when no GPU)\n"
@@ -603,7 +617,7 @@ int main(int argc, char** argv) {
   std::string setaside = "default", steps;
   bool dry = false, quiet = false, info = false, do_memset = false, scrub = false;
   bool timing = false, sync_steps = false, stream0 = false, bigscrub = false, profrange = false;
-  bool range_all = false, omit_measured = false;
+  bool range_all = false, omit_measured = false, gate = true;
   int gap_us = 0;
   int repeat = 1;
   for (int i = 1; i < argc; i++) {
@@ -622,6 +636,7 @@ int main(int argc, char** argv) {
     else if (a == "--omit-measured") omit_measured = true;
     else if (a == "--gap-us" && i + 1 < argc) gap_us = parse_int(argv[++i], "--gap-us", 0, 100000000);
     else if (a == "--sync") sync_steps = true;
+    else if (a == "--no-gate") gate = false;
     else if (a == "--stream0") stream0 = true;
     else if (a == "--repeat" && i + 1 < argc) repeat = parse_int(argv[++i], "--repeat", 1, 1000000);
     else usage();
@@ -814,9 +829,23 @@ int main(int argc, char** argv) {
     CK(cudaDeviceSynchronize());
   }
 
-  cudaStream_t stream = 0, stream2 = 0;
+  cudaStream_t stream = 0, stream2 = 0, gstream = 0;
   if (!stream0) CK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   CK(cudaStreamCreateWithFlags(&stream2, cudaStreamNonBlocking));
+  CK(cudaStreamCreateWithFlags(&gstream, cudaStreamNonBlocking));
+  cudaEvent_t gev;
+  CK(cudaEventCreateWithFlags(&gev, cudaEventDisableTiming));
+  int *hgate = nullptr, *dgate = nullptr;
+  CK(cudaHostAlloc(&hgate, sizeof *hgate, cudaHostAllocMapped));
+  CK(cudaHostGetDevicePointer(&dgate, hgate, 0));
+  bool gate_shut = false;
+  auto open_gate = [&]() {  // before anything that waits for the streams
+    if (!gate_shut) return;
+    if (*(volatile int*)hgate == 2) die("the gate kernel timed out before the host opened it%s", "");
+    *(volatile int*)hgate = 1;
+    __sync_synchronize();
+    gate_shut = false;
+  };
 
   if (scrub) {
     uint64_t npol;
@@ -880,6 +909,7 @@ int main(int argc, char** argv) {
     const Step& st = plan[si];
     cudaStream_t sst = st.stream == 2 ? stream2 : stream;
     if (st.type == Step::FLUSH) {
+      open_gate();
       CK(cudaStreamSynchronize(stream));
       CK(cudaStreamSynchronize(stream2));
       CK(cudaCtxResetPersistingL2Cache());
@@ -888,6 +918,15 @@ int main(int argc, char** argv) {
         CK(cudaGetLastError());
       }
       if (two_streams) CK(cudaDeviceSynchronize());  // the second stream starts after the flush
+      if (two_streams && gate) {  // and both wait at the gate until every step is launched
+        *(volatile int*)hgate = 0;
+        gate_kernel<<<1, 1, 0, gstream>>>(dgate);
+        CK(cudaGetLastError());
+        CK(cudaEventRecord(gev, gstream));
+        CK(cudaStreamWaitEvent(stream, gev, 0));
+        CK(cudaStreamWaitEvent(stream2, gev, 0));
+        gate_shut = true;
+      }
       if (!quiet) fprintf(stderr, "hwprobe: step %zu flush\n", si);
     } else if (st.type == Step::WINDOW) {
       size_t cap;
@@ -904,7 +943,10 @@ int main(int argc, char** argv) {
       if (!quiet) fprintf(stderr, "hwprobe: step %zu window %s %zu B hitRatio %g\n", si,
                           st.buf.c_str(), st.size, st.hit);
     } else {
-      if (sync_steps) CK(cudaDeviceSynchronize());
+      if (sync_steps) {
+        open_gate();
+        CK(cudaDeviceSynchronize());
+      }
       size_t cap;
       char* p = buf_ptr(bufs, st.buf, &cap);
       if (st.off + st.size * (st.xop == X_ADD ? 3 : 1) > cap)
@@ -914,6 +956,7 @@ int main(int argc, char** argv) {
       KFn k = kernel_for(st.op, hint, st.measured);
       if (st.measured && omit_measured) continue;
       if (st.measured && gap_us) {
+        open_gate();
         CK(cudaDeviceSynchronize());
         struct timespec ts = {gap_us / 1000000, (gap_us % 1000000) * 1000L};
         nanosleep(&ts, nullptr);
@@ -939,6 +982,7 @@ int main(int argc, char** argv) {
       }
       if (st.measured && timing && --tleft == 0) {
         // the span of every measured kernel's blocks, together
+        open_gate();
         CK(cudaDeviceSynchronize());
         size_t nb = 0;
         for (int b : tblocks) nb += (size_t)b;
@@ -968,6 +1012,7 @@ int main(int argc, char** argv) {
         }
       }
       if (st.measured && profrange) {
+        open_gate();
         CK(cudaStreamSynchronize(stream));
         CK(cudaProfilerStop());
       }
@@ -981,6 +1026,7 @@ int main(int argc, char** argv) {
       }
     }
   }
+  open_gate();
   CK(cudaDeviceSynchronize());
   }
   CK(cudaDeviceSynchronize());
