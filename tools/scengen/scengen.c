@@ -15,9 +15,9 @@
  *   G blocks x 512 threads (16 warps), G = 528 unless the step says @gG.
  *   ld/st/rmw/rld: grid-stride; in iteration i block b covers the 8 KiB at
  *     base + (i*G + b)*8192, warp w the 512 bytes at +w*512 of that: one
- *     record "R ADDR 512 [TAG] sm=S", S = b mod 132.  rmw emits R then W for
- *     each warp instruction; rld reads chunk mix32(k) mod (bytes/512) with
- *     k = (i*G + b)*16 + w.
+ *     record "R ADDR 512 [TAG] sm=S" (S: block_sm, b mod 132, or b*132/G
+ *     when G < 132).  rmw emits R then W for each warp instruction; rld
+ *     reads chunk mix32(k) mod (bytes/512) with k = (i*G + b)*16 + w.
  *   discard/prefetch/applypriority: one instruction per 128-byte line, G*512
  *     threads grid-stride; one record of 4096 bytes per warp at
  *     base + (i*G*512 + b*512 + w*32)*128.
