@@ -80,7 +80,8 @@ static double unit_factor(int metric, const char *unit)
     } tm[] = {{"n", 1}, {"u", 1e3}, {"m", 1e6}, {"", 1e9}};
     if (metric == M_HIT || metric == M_READ_HIT)
         return strcmp(unit, "%") == 0 ? 1 : 0;
-    if (metric == M_NS && strlen(unit) <= 2 && unit[strlen(unit) - 1] == 's') { /* ns, us, ms, s */
+    size_t lu = strlen(unit);
+    if (metric == M_NS && lu >= 1 && lu <= 2 && unit[lu - 1] == 's') { /* ns, us, ms, s */
         static const char *const abbr[] = {"ns", "us", "ms", "s"};
         for (size_t i = 0; i < 4; i++)
             if (strcmp(unit, abbr[i]) == 0)
@@ -88,7 +89,7 @@ static double unit_factor(int metric, const char *unit)
         return 0;
     }
     const char *base = metric == M_NS ? "second" : metric == M_DRAM_RD ? "byte" : "sector";
-    size_t lu = strlen(unit), lb = strlen(base);
+    size_t lb = strlen(base);
     if (lu < lb || strcmp(unit + lu - lb, base) != 0)
         return 0;
     size_t lp = lu - lb;

@@ -95,6 +95,10 @@ START_TEST(errors_name_the_line)
                ":3: lts__t_sector_hit_rate.pct: \"5x\" is not a number");
     load_fails("\"ID\",\"Kernel Name\",\"lts__t_sector_hit_rate.pct\"\n\"\",\"\",\"ratio\"\n",
                ":2: unit \"ratio\" of lts__t_sector_hit_rate.pct is not understood");
+    /* an empty unit (found by the ncu fuzzer: it read before the string) */
+    load_fails("\"ID\",\"Kernel Name\",\"lts__t_sector_hit_rate.pct\",\"gpu__time_duration.sum\"\n"
+               "\"\",\"\",\"%\",\"\"\n",
+               ":2: unit \"\" of gpu__time_duration.sum is not understood");
     load_fails("\"ID\",\"Kernel Name\",\"lts__t_sector_hit_rate.pct\"\n\"0\",\"k\"\n", ":2: 2 fields, the header has 3");
     load_fails("\"ID\",\"Kernel Name\",\"lts__t_sector_hit_rate.pct\"\n\"0\",\"k,\"5\n", ":2: a field goes on after");
     load_fails("\"ID\",\"Kernel Name\",\"lts__t_sector_hit_rate.pct\"\n", ": no kernel rows");
