@@ -44,6 +44,9 @@ enum l2_smmap { L2_SMMAP_LIST(L2_X_ENUM) L2_NSMMAP };
       "SM to partition: mod (sm mod partitions) or half (consecutive halves)")                   \
     X(far_copy, CFG_UINT, 0, 1, 1, NULL,                                                        \
       "1: a load served by the far (home) partition leaves a copy in the near one")             \
+    X(store_copy, CFG_UINT, 0, 1, 1, NULL,                                                      \
+      "1: a store from an SM whose near partition is not the line's home writes a copy there "  \
+      "too (not an evict_first or no_allocate store)")                                          \
     X(set_hash, CFG_ENUM, 0, 0, SETHASH_MIX, &sethash_enum,                                  \
       "set index: mix (a hash of each line) or stripe (consecutive lines in consecutive sets within "             \
       "hash_chunk runs); the home partition is hashed per line")                                                \

@@ -18,10 +18,13 @@
  *    evict_first loads and normal otherwise).  A near hit also refreshes
  *    the home line (recency, and class as a hit at home would set it).
  *  - Stores: write-allocate at sector granularity in the home partition
- *    (no DRAM read; sectors become valid and dirty); copies of the line in
- *    other partitions are dropped.  no_allocate stores that miss write
- *    through to DRAM.  An evict_first store acts as a normal one
- *    (measured: written lines are not evicted first).
+ *    (no DRAM read; sectors become valid and dirty).  With store_copy = 1,
+ *    a store whose near partition is not the home also writes the
+ *    sectors into a copy there (never dirty, class normal), unless it is
+ *    evict_first or no_allocate; copies in other partitions are dropped.
+ *    no_allocate stores that miss write through to DRAM.  An evict_first
+ *    store acts as a normal one at home (measured: written lines are not
+ *    evicted first).
  *  - Prefetch fills the home partition only.  applypriority (demote
  *    evict_last to normal) and discard (drop without write-back) act where
  *    the request goes: the issuing SM's near partition and the home

@@ -135,6 +135,11 @@ L2_PATH_FN void l2_path_access(struct l2 *l, const struct l2_geom g, enum l2_op 
         return;
     }
     case OP_WRITE: {
+        /* a plain store leaves the line near too (measured: stored data
+         * is read back near, rows N28, N31, N34, S01; a discard from the
+         * home side leaves it there, N44); an evict_first one does not
+         * (N29, N33) */
+        int copy = near != home && l->cfg.store_copy && prio != PRIO_EVICT_FIRST && prio != PRIO_NO_ALLOCATE;
         /* measured: stored lines are not evicted first (an evict_first
          * store behaves as a normal one) */
         if (prio == PRIO_EVICT_FIRST)
@@ -157,8 +162,20 @@ L2_PATH_FN void l2_path_access(struct l2 *l, const struct l2_geom g, enum l2_op 
         }
         if (near == home)
             out->near_hit = out->hit;
+        if (copy) {
+            const struct l2_cache *nc = &l->part[near];
+            unsigned char *nb = l2_set_base_g(nc, g, set);
+            int cw = l2_blk_find(g, nb, line);
+            if (cw >= 0) {
+                out->near_hit = *l2_blk_valid(g, nb, (unsigned)cw) & mask;
+                l2_path_hit_line(g, nb, (unsigned)cw, prio, 1);
+            } else {
+                cw = (int)l2_path_fill_line(l, nc, g, set, nb, line, CLS_NORMAL, out);
+            }
+            *l2_blk_valid(g, nb, (unsigned)cw) |= mask;
+        }
         for (unsigned p = 0; p < l->nparts; p++) {
-            if (p == home)
+            if (p == home || (copy && p == near))
                 continue;
             unsigned char *pb = l2_set_base_g(&l->part[p], g, set);
             int c = l2_blk_find(g, pb, line);

@@ -721,19 +721,62 @@ START_TEST(store_drops_far_copy)
     ck_assert_uint_eq(o.hit, 0xf);
     ck_assert_uint_eq(o.dram_rd, 0);
     ck_assert_int_ge(slot_of(&l, 0, L), 0);
-    /* a store from the far SM itself also drops its copy, writes at home */
-    o = acc(&l, OP_WRITE, PRIO_EVICT_UNCHANGED, L, 0x2, 2);
+    /* an evict_first store from the far side drops the copy too and
+     * writes at home only (as a normal line there) */
+    o = acc(&l, OP_WRITE, PRIO_EVICT_FIRST, L, 0x2, 2);
     ck_assert_uint_eq(o.hit, 0x2);
     ck_assert_uint_eq(o.near_hit, 0);
     ck_assert_int_lt(slot_of(&l, 0, L), 0);
     ck_assert_uint_eq(*l2_cache_dirty(&l.part[1], resident(&l, 1, L)), 0x3);
-    /* a far store to an absent line allocates at home only */
-    uint64_t w[1];
-    lines_in_set(&l, 3, 1, 1, w);
-    o = acc(&l, OP_WRITE, PRIO_EVICT_UNCHANGED, w[0], 0xf, 0);
+    ck_assert_uint_eq(l2_cache_cls(&l.part[1], resident(&l, 1, L)), CLS_NORMAL);
+    l2_free(&l);
+}
+END_TEST
+
+/* A plain store from an SM whose near partition is not the home writes
+ * the home line and a clean copy near: the storing side reads it back
+ * near, a discard from the home side leaves that copy, and with
+ * store_copy = 0 the store writes at home only. */
+START_TEST(far_store_copies_near)
+{
+    struct l2 l;
+    struct l2_outcome o;
+    tiny(&l, 2, NULL);
+    uint64_t v[2];
+    lines_in_set(&l, 0, 1, 2, v); /* home 1 */
+    const uint64_t L = v[0];
+    /* absent line: allocated at home (dirty) and near (clean), no DRAM */
+    o = acc(&l, OP_WRITE, PRIO_EVICT_NORMAL, L, 0x3, 0);
+    ck_assert_uint_eq(o.hit, 0);
+    ck_assert_uint_eq(o.near_hit, 0);
     ck_assert_uint_eq(o.dram_rd, 0);
-    ck_assert_int_ge(slot_of(&l, 1, w[0]), 0);
-    ck_assert_int_lt(slot_of(&l, 0, w[0]), 0);
+    ck_assert_uint_eq(*l2_cache_dirty(&l.part[1], resident(&l, 1, L)), 0x3);
+    ck_assert_uint_eq(*l2_cache_valid(&l.part[0], resident(&l, 0, L)), 0x3);
+    ck_assert_uint_eq(*l2_cache_dirty(&l.part[0], resident(&l, 0, L)), 0);
+    /* a second store from that side hits near */
+    o = acc(&l, OP_WRITE, PRIO_EVICT_NORMAL, L, 0x1, 2);
+    ck_assert_uint_eq(o.hit, 0x1);
+    ck_assert_uint_eq(o.near_hit, 0x1);
+    /* the stored sectors load near; the others come from DRAM */
+    o = acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, L, 0xf, 0);
+    ck_assert_uint_eq(o.near_hit, 0x3);
+    ck_assert_uint_eq(o.hit, 0x3);
+    ck_assert_uint_eq(o.dram_rd, 64);
+    /* a discard from the home side drops the home line, not the copy */
+    acc(&l, OP_DISCARD, PRIO_EVICT_UNCHANGED, L, 0xf, 1);
+    ck_assert_int_lt(slot_of(&l, 1, L), 0);
+    o = acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, L, 0xf, 0);
+    ck_assert_uint_eq(o.near_hit, 0xf);
+    l2_free(&l);
+
+    const char *off[] = {"store_copy=0", NULL};
+    tiny(&l, 2, off);
+    o = acc(&l, OP_WRITE, PRIO_EVICT_NORMAL, v[1], 0xf, 0);
+    ck_assert_int_ge(slot_of(&l, 1, v[1]), 0);
+    ck_assert_int_lt(slot_of(&l, 0, v[1]), 0);
+    o = acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[1], 0xf, 0);
+    ck_assert_uint_eq(o.near_hit, 0);
+    ck_assert_uint_eq(o.hit, 0xf);
     l2_free(&l);
 }
 END_TEST
@@ -793,6 +836,7 @@ Suite *l2_suite(void)
     tcase_add_test(tc, apply_near_and_home);
     tcase_add_test(tc, near_hit_refreshes_home);
     tcase_add_test(tc, store_drops_far_copy);
+    tcase_add_test(tc, far_store_copies_near);
     tcase_add_test(tc, granules_fill_and_move);
     tcase_add_test(tc, prefetch_home_only);
     tcase_add_test(tc, sm_map_half);

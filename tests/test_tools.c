@@ -96,6 +96,39 @@ START_TEST(scengen_gathers)
 }
 END_TEST
 
+/* How far a loop's blocks drift (scengen's Issue order): the mean distance,
+ * in loop iterations of 528 x 8 KiB, between where a record of a 32 MiB
+ * loop falls in the order and the iteration it belongs to.  A store loop
+ * drifts furthest, c = a + b least; with --store-jitter set to --jitter, a
+ * store loop's order is the load loop's. */
+START_TEST(scengen_drift_by_loop)
+{
+    const char *g = tests_built("scengen");
+    char cmd[1024];
+    const char *awk = "awk 'function hex(x,  v, j) { v = 0; for (j = 1; j <= length(x); j++) "
+                      "v = v * 16 + index(\"0123456789abcdef\", substr(x, j, 1)) - 1; return v } "
+                      "/^[RW] / { a = hex(substr($2, 7)); if (a >= 33554432) next; "
+                      "i = int(a / 4325376); t = n / 8448; n++; d += (i > t ? i - t : t - i) } "
+                      "END { printf \"%.2f\", d / n }'";
+    double drift[3];
+    const char *steps[3] = {"B:32:add:plain", "B:32:ld:plain", "B:32:st:plain"};
+    for (int k = 0; k < 3; k++) {
+        snprintf(cmd, sizeof cmd, "%s --steps '%s*' | %s", g, steps[k], awk);
+        drift[k] = atof(sh_line(cmd));
+    }
+    ck_assert_msg(drift[0] < drift[1] && drift[1] < drift[2] && drift[2] > 1.5 && drift[1] < 1.0,
+                  "drift add %.2f, ld %.2f, st %.2f", drift[0], drift[1], drift[2]);
+    char a[512], b[512];
+    snprintf(cmd, sizeof cmd, "%s --steps 'B:8:ld:plain*' | awk '/^R / { s = s $2 } END { print length(s), s }' | md5sum", g);
+    snprintf(a, sizeof a, "%s", sh_line(cmd));
+    snprintf(cmd, sizeof cmd,
+             "%s --store-jitter 0.7 --steps 'B:8:st:plain*' | awk '/^W / { s = s $2 } END { print length(s), s }' | md5sum",
+             g);
+    snprintf(b, sizeof b, "%s", sh_line(cmd));
+    ck_assert_str_eq(a, b);
+}
+END_TEST
+
 /* tracegen's numbers are whole and bounded (a count past 2^64 once ran
  * for ever); --help is not an error. */
 START_TEST(tracegen_arguments)
@@ -217,6 +250,7 @@ Suite *tools_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, scengen_kernels);
     tcase_add_test(tc, scengen_gathers);
+    tcase_add_test(tc, scengen_drift_by_loop);
     tcase_add_test(tc, tracegen_arguments);
     tcase_add_test(tc, scengen_rejects_what_l2sim_rejects);
     tcase_add_test(tc, hwprobe_builds);

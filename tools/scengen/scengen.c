@@ -802,16 +802,26 @@ static inline void emit_rec(char op, uint64_t addr, const struct tails *t, unsig
  * Issue order.  All the kernel's blocks are resident at once, but they do not run in
  * lockstep: warp instruction (i, w, b) issues at time i + w/16 (in loop
  * iterations) plus a deterministic pseudo-random offset, normal with
- * standard deviation `jitter` iterations (0: the plain i, w, b order).  Each
+ * standard deviation `sd` iterations (0: the plain i, w, b order).  Each
  * kernel of a row draws its own offsets, so two passes over a buffer do not
  * repeat the same order.
+ *
+ * How far blocks drift depends on the loop (loop_sd).  A loop that waits
+ * for its loads drifts by `jitter` iterations when it issues one warp
+ * instruction per iteration, and by a proportionally smaller number of
+ * iterations when it issues several (add: three, rmw: two), since the same
+ * drift in time covers fewer of its longer iterations.  A store-only loop
+ * waits for nothing and drifts further: `store_jitter` iterations.  Both
+ * were fitted to the H100 capacity rows: loads of 32-40 MiB read twice
+ * (P04, P05, N16-N18), stores then loads of 30-40 MiB (S01-S04, N31, N32),
+ * and `c = a + b` over 10-20 MiB arrays (A01-A05).
  */
 struct winst {
     double t;
     uint32_t i, w, b;
 };
 
-static double jitter_sd = 0.7;
+static double jitter_sd = 0.7, store_jitter_sd = 8.0;
 static uint32_t kernel_seq = 0;
 
 static int cmp_winst(const void *x, const void *y)
@@ -833,9 +843,24 @@ static unsigned block_sm(unsigned b, unsigned grid)
     return grid < NSMS ? b * NSMS / grid : b % NSMS;
 }
 
+/* The drift of a loop of op (see Issue order). */
+static double loop_sd(enum op op)
+{
+    switch (op) {
+    case DO_ST:
+        return store_jitter_sd;
+    case DO_RMW:
+        return jitter_sd / 2;
+    case DO_ADD:
+        return jitter_sd / 3;
+    default:
+        return jitter_sd;
+    }
+}
+
 /* The warp instructions of a sweep, in issue order; *n is their count. */
 static struct winst *issue_order(unsigned grid, uint64_t bytes, uint64_t block_bytes, uint64_t warp_bytes,
-                                 size_t *n)
+                                 double sd, size_t *n)
 {
     uint64_t iter_bytes = grid * block_bytes, iters = (bytes + iter_bytes - 1) / iter_bytes;
     size_t cap = (size_t)(iters * NWARPS * grid), k = 0;
@@ -847,7 +872,7 @@ static struct winst *issue_order(unsigned grid, uint64_t bytes, uint64_t block_b
                 if (i * iter_bytes + b * block_bytes + w * warp_bytes >= bytes)
                     break; /* offsets grow with b */
                 double t = (double)i + w / (double)NWARPS;
-                if (jitter_sd > 0) {
+                if (sd > 0) {
                     /* Irwin-Hall(4) approximation of a normal deviate */
                     uint32_t h = seed ^ (uint32_t)(((i * grid + b) * NWARPS + w) * 0x85ebca6bu);
                     double u = 0;
@@ -855,11 +880,11 @@ static struct winst *issue_order(unsigned grid, uint64_t bytes, uint64_t block_b
                         h = mix32(h + 0x6a09e667u * (uint32_t)(r + 1));
                         u += h / 4294967296.0;
                     }
-                    t += (u - 2.0) * 1.7320508075688772 * jitter_sd;
+                    t += (u - 2.0) * 1.7320508075688772 * sd;
                 }
                 v[k++] = (struct winst){t, (uint32_t)i, w, b};
             }
-    if (jitter_sd > 0)
+    if (sd > 0)
         qsort(v, k, sizeof *v, cmp_winst);
     *n = k;
     return v;
@@ -874,7 +899,7 @@ static uint64_t emit_sweep(enum op op, uint64_t base, uint64_t bytes, const char
     if (op == DO_LD || op == DO_ST || op == DO_RMW || op == DO_RLD) {
         make_tails(&t, 512, tag);
         uint64_t nchunks = bytes / 512;
-        v = issue_order(grid, bytes, LD_BLOCK_BYTES, 512, &n);
+        v = issue_order(grid, bytes, LD_BLOCK_BYTES, 512, loop_sd(op), &n);
         for (size_t k = 0; k < n; k++) {
             uint64_t i = v[k].i;
             unsigned w = v[k].w, b = v[k].b, sm = block_sm(b, grid);
@@ -903,7 +928,7 @@ static uint64_t emit_sweep(enum op op, uint64_t base, uint64_t bytes, const char
     } else {
         char opc = op == DO_DISCARD ? 'D' : op == DO_PREFETCH ? 'P' : 'A';
         make_tails(&t, 4096, tag);
-        v = issue_order(grid, bytes, LINE_BLOCK_BYTES, 32u * LINE_BYTES, &n);
+        v = issue_order(grid, bytes, LINE_BLOCK_BYTES, 32u * LINE_BYTES, loop_sd(op), &n);
         for (size_t k = 0; k < n; k++) {
             uint64_t off = ((uint64_t)v[k].i * grid * 512 + v[k].b * 512u + v[k].w * 32u) * LINE_BYTES;
             emit_rec(opc, base + off, &t, block_sm(v[k].b, grid));
@@ -942,7 +967,7 @@ static uint64_t emit_xop(const struct step *st, uint64_t base)
     if (st->op == DO_ADD) {
         for (int k = 0; k < 3; k++)
             make_tails(&t[k], 512, st->tags[k]);
-        v = issue_order(st->grid, st->bytes, LD_BLOCK_BYTES, 512, &n);
+        v = issue_order(st->grid, st->bytes, LD_BLOCK_BYTES, 512, loop_sd(st->op), &n);
         for (size_t k = 0; k < n; k++) {
             unsigned sm = block_sm(v[k].b, st->grid);
             uint64_t off = ((uint64_t)v[k].i * st->grid + v[k].b) * LD_BLOCK_BYTES + (uint64_t)v[k].w * 512;
@@ -957,7 +982,7 @@ static uint64_t emit_xop(const struct step *st, uint64_t base)
         make_tails(&t[1], st->width, st->tags[skew ? 1 : 0]);
         uint64_t pieces = st->bytes / st->width, hot = pieces / 16, groups = 32 / (st->width / 16);
         uint64_t span = st->nwarp * 512; /* the loop's bytes at 512 per warp instruction */
-        v = issue_order(st->grid, span, LD_BLOCK_BYTES, 512, &n);
+        v = issue_order(st->grid, span, LD_BLOCK_BYTES, 512, loop_sd(st->op), &n);
         for (size_t k = 0; k < n; k++) {
             unsigned sm = block_sm(v[k].b, st->grid);
             uint64_t kk = ((uint64_t)v[k].i * st->grid + v[k].b) * NWARPS + v[k].w;
@@ -1250,7 +1275,11 @@ static void usage(FILE *out)
           "  --jitter SD      blocks drift: each warp instruction issues at its loop\n"
           "                   iteration plus a pseudo-random normal offset of SD\n"
           "                   iterations (default 0.7, fitted to the H100\n"
-          "                   capacity measurements; 0: lockstep order)\n"
+          "                   capacity measurements; 0: lockstep order); a loop of\n"
+          "                   several warp instructions (add, rmw) drifts by SD\n"
+          "                   divided by their number\n"
+          "  --store-jitter SD  the same for store-only loops (st), which wait for\n"
+          "                   nothing (default 8, fitted)\n"
           "  -h, --help       this text\n"
           "\n"
           "Steps (exactly one kernel step ends in '*': the measured kernel):\n"
@@ -1320,6 +1349,11 @@ int main(int argc, char **argv)
             jitter_sd = strtod(v, &end);
             if (*end || end == v || !(jitter_sd >= 0 && jitter_sd <= 64))
                 die("--jitter", "\"%s\" is not a number of loop iterations in [0, 64]", v);
+        } else if (optval(argc, argv, &i, "--store-jitter", &v)) {
+            char *end;
+            store_jitter_sd = strtod(v, &end);
+            if (*end || end == v || !(store_jitter_sd >= 0 && store_jitter_sd <= 64))
+                die("--store-jitter", "\"%s\" is not a number of loop iterations in [0, 64]", v);
         } else {
             die("usage", "unknown argument \"%s\" (try --help)", argv[i]);
         }
