@@ -4,22 +4,17 @@
  */
 #include "coalesce.h"
 
-struct line_bits {
-    uint64_t line; /* address / 128 */
-    unsigned bits; /* sectors touched, bit s = sector s of the line */
-};
-
 /* Adds sectors `bits` of `line` to the n entries of t (at most 2 per lane:
  * the table never overflows). */
-static unsigned add_line(struct line_bits *t, unsigned n, uint64_t line, unsigned bits)
+static unsigned add_line(struct l2_coal_line *t, unsigned n, uint64_t line, unsigned bits)
 {
     for (unsigned i = n; i-- > 0;) /* the last lines added are the likeliest */
         if (t[i].line == line) {
-            t[i].bits |= bits;
+            t[i].sectors |= bits;
             return n;
         }
     t[n].line = line;
-    t[n].bits = bits;
+    t[n].sectors = bits;
     return n + 1;
 }
 
@@ -31,12 +26,11 @@ static unsigned sector_bits(uint64_t lo, uint64_t hi)
     return ((2u << s1) - 1u) & ~((1u << s0) - 1u);
 }
 
-int l2_coalesce(const uint64_t addr[L2_COAL_LANES], uint32_t mask, uint32_t size, unsigned flags,
-                struct l2_coal_access out[L2_COAL_MAX_OUT], l2_err *e)
+int l2_coalesce_lines(const uint64_t addr[L2_COAL_LANES], uint32_t mask, uint32_t size,
+                      struct l2_coal_line t[L2_COAL_MAX_LINES], l2_err *e)
 {
     if (size < 1 || size > L2_COAL_MAX_LANE_SIZE)
         return l2_fail(e, "lane access size %u is not 1 to %u bytes", size, L2_COAL_MAX_LANE_SIZE);
-    struct line_bits t[2 * L2_COAL_LANES];
     unsigned n = 0;
     for (unsigned lane = 0; lane < L2_COAL_LANES; lane++) {
         if (!(mask >> lane & 1u))
@@ -55,16 +49,21 @@ int l2_coalesce(const uint64_t addr[L2_COAL_LANES], uint32_t mask, uint32_t size
     }
     /* insertion sort by line: usually sorted already */
     for (unsigned i = 1; i < n; i++) {
-        struct line_bits v = t[i];
+        struct l2_coal_line v = t[i];
         unsigned j = i;
         for (; j > 0 && t[j - 1].line > v.line; j--)
             t[j] = t[j - 1];
         t[j] = v;
     }
+    return (int)n;
+}
+
+int l2_coalesce_runs(const struct l2_coal_line *t, unsigned n, unsigned flags, struct l2_coal_access out[L2_COAL_MAX_OUT])
+{
     unsigned k = 0;
     for (unsigned i = 0; i < n; i++) {
         uint64_t base = t[i].line * L2_COAL_LINE;
-        unsigned bits = t[i].bits;
+        unsigned bits = t[i].sectors;
         if (bits == 0xfu && (flags & L2_COAL_MERGE_LINES) && k > 0 && out[k - 1].size % L2_COAL_LINE == 0 &&
             out[k - 1].addr % L2_COAL_LINE == 0 && out[k - 1].addr + out[k - 1].size == base &&
             out[k - 1].size + L2_COAL_LINE <= L2_COAL_MAX_MERGE) {
@@ -85,4 +84,12 @@ int l2_coalesce(const uint64_t addr[L2_COAL_LANES], uint32_t mask, uint32_t size
         }
     }
     return (int)k;
+}
+
+int l2_coalesce(const uint64_t addr[L2_COAL_LANES], uint32_t mask, uint32_t size, unsigned flags,
+                struct l2_coal_access out[L2_COAL_MAX_OUT], l2_err *e)
+{
+    struct l2_coal_line t[L2_COAL_MAX_LINES];
+    int n = l2_coalesce_lines(addr, mask, size, t, e);
+    return n < 0 ? -1 : l2_coalesce_runs(t, (unsigned)n, flags, out);
 }

@@ -43,6 +43,27 @@ struct l2_coal_access {
     uint32_t size;  /* a multiple of 32 */
 };
 
+/* A line a warp instruction touches: line address / L2_COAL_LINE and the
+ * sectors (bit s = sector s) some active lane touches. */
+struct l2_coal_line {
+    uint64_t line;
+    unsigned sectors;
+};
+/* Lines one call can produce: 2 per lane. */
+#define L2_COAL_MAX_LINES (2u * L2_COAL_LANES)
+
+/*
+ * The two halves of l2_coalesce, for a caller that filters the lines in
+ * between (the capture's L1, sim/l1.h): l2_coalesce_lines writes the
+ * touched lines in ascending order and returns their number (or -1 with
+ * a reason, as l2_coalesce); l2_coalesce_runs turns n lines into accesses
+ * (lines whose sector mask is 0 give none) and returns their number.
+ */
+int l2_coalesce_lines(const uint64_t addr[L2_COAL_LANES], uint32_t mask, uint32_t size,
+                      struct l2_coal_line lines[L2_COAL_MAX_LINES], l2_err *e);
+int l2_coalesce_runs(const struct l2_coal_line *lines, unsigned n, unsigned flags,
+                     struct l2_coal_access out[L2_COAL_MAX_OUT]);
+
 /*
  * Coalesces lanes: addr[i] is lane i's address (read only for lanes whose
  * bit i is set in `mask`), each active lane accesses `size` bytes (1 to

@@ -134,13 +134,78 @@ START_TEST(launches_with_dims_streams_and_sm)
 }
 END_TEST
 
+/* The SM's L1 in front of the L2 (sim/l1.h): a float4 warp that loads 8
+ * floats per lane as two v4 loads (lanes 32 bytes apart) touches all four
+ * sectors of its two lines twice; the second load reaches the L2 with
+ * nothing, as on the GPU.  Another SM, a store, an atomic, a new kernel
+ * and a load past the L1's capacity each behave as the L1 would. */
+START_TEST(l1_serves_rereads)
+{
+    struct l2t_capture c;
+    static struct sink s;
+    start(&c, &s, NULL);
+    ck_assert_uint_eq(c.opt.l1_bytes, 256u << 10);
+    launch(&c, "k", 0x1000, 1);
+    warp(&c, 0x7f0000000000, 32, 16, 0xffu, L2T_F_READ, 5);      /* 8 lanes: 2 lines */
+    warp(&c, 0x7f0000000010, 32, 16, 0xffu, L2T_F_READ, 5);      /* the other halves: L1 hits */
+    warp(&c, 0x7f0000000010, 32, 16, 0xffu, L2T_F_READ, 6);      /* another SM: its own L1 */
+    warp(&c, 0x7f0000000000, 4, 4, 0xffu, L2T_F_WRITE, 5);       /* a store: to L2, the L1 keeps it */
+    warp(&c, 0x7f0000000000, 4, 4, 0xffu, L2T_F_READ, 5);        /* hit */
+    warp(&c, 0x7f0000000080, 0, 4, 1u, L2T_F_READ | L2T_F_WRITE, 5); /* atomic: drops sector 0 of line 1 */
+    warp(&c, 0x7f0000000080, 4, 4, 0xffffu, L2T_F_READ, 5);      /* sectors 0-1: sector 0 again */
+    warp(&c, 0x7f0000000000, 0, 4, 1u, L2T_F_READ, -1);          /* no SM: no L1 */
+    ck_assert_int_eq(l2t_on_launch_end(&c, NULL), 0);
+    launch(&c, "k", 0x1000, 1);
+    warp(&c, 0x7f0000000000, 4, 4, 0xffu, L2T_F_READ, 5);        /* a new kernel: L1 emptied */
+    ck_assert_str_eq(s.text, "kernel k grid=4,2,1 block=128,1,1\n"
+                             "R 0x7f0000000000 128 sm=5\n"
+                             "R 0x7f0000000080 128 sm=5\n"
+                             "R 0x7f0000000000 128 sm=6\n"
+                             "R 0x7f0000000080 128 sm=6\n"
+                             "W 0x7f0000000000 32 sm=5\n"
+                             "W 0x7f0000000080 32 sm=5\n"
+                             "R 0x7f0000000080 32 sm=5\n"
+                             "R 0x7f0000000000 32\n"
+                             "kernel k grid=4,2,1 block=128,1,1\n"
+                             "R 0x7f0000000000 32 sm=5\n");
+    ck_assert_uint_eq(c.load_sectors, 8 + 8 + 8 + 1 + 2 + 1 + 1);
+    ck_assert_uint_eq(c.l1_sectors, 8 + 1 + 1);
+    finish(&c, &s);
+
+    /* capacity: 256 KiB is 128 sets of 16 lines; a sweep of 2176 lines
+     * puts 17 in set 0, so the first is evicted before it is read again */
+    start(&c, &s, NULL);
+    launch(&c, "k", 0x1000, 1);
+    for (uint64_t l = 0; l < 2176; l += 32)
+        warp(&c, 0x7f0000000000 + l * 128, 128, 4, 0xffffffffu, L2T_F_READ, 0);
+    size_t before = s.len;
+    warp(&c, 0x7f0000000000, 128, 4, 1u, L2T_F_READ, 0);
+    ck_assert_str_eq(s.text + before, "R 0x7f0000000000 32 sm=0\n");
+    before = s.len;
+    warp(&c, 0x7f0000000000 + 2175 * 128, 0, 4, 1u, L2T_F_READ, 0); /* the last line: still there */
+    ck_assert_uint_eq(s.len, before);
+    finish(&c, &s);
+
+    /* --l1 0: every load sector is written */
+    struct l2t_options o;
+    l2_err e;
+    ck_assert_int_eq(l2t_options_parse(&o, NULL, NULL, NULL, NULL, NULL, "0", &e), 0);
+    start(&c, &s, &o);
+    launch(&c, "k", 0x1000, 1);
+    warp(&c, 0x7f0000000000, 32, 16, 0xffu, L2T_F_READ, 5);
+    warp(&c, 0x7f0000000010, 32, 16, 0xffu, L2T_F_READ, 5);
+    ck_assert_uint_eq(c.accesses, 4);
+    finish(&c, &s);
+}
+END_TEST
+
 START_TEST(merge_lines_option)
 {
     struct l2t_capture c;
     static struct sink s;
     struct l2t_options o;
     l2_err e;
-    ck_assert_int_eq(l2t_options_parse(&o, NULL, NULL, NULL, NULL, "1", &e), 0);
+    ck_assert_int_eq(l2t_options_parse(&o, NULL, NULL, NULL, NULL, "1", NULL, &e), 0);
     start(&c, &s, &o);
     launch(&c, "k", 0x1000, 1);
     warp(&c, 0x7f0000000000, 16, 16, 0xffffffffu, L2T_F_READ, 1);
@@ -190,7 +255,7 @@ START_TEST(kernel_regex_and_launch_range)
     static struct sink s;
     struct l2t_options o;
     l2_err e;
-    ck_assert_int_eq(l2t_options_parse(&o, "^gemm|sweep<", "1:3", NULL, NULL, NULL, &e), 0);
+    ck_assert_int_eq(l2t_options_parse(&o, "^gemm|sweep<", "1:3", NULL, NULL, NULL, NULL, &e), 0);
     start(&c, &s, &o);
     launch(&c, "gemm_a", 0x1000, 0);          /* matched 0: before the range */
     warp(&c, 0x1000, 4, 4, 1, L2T_F_READ, 0); /* not written */
@@ -219,7 +284,7 @@ START_TEST(record_and_byte_limits)
     struct l2t_options o;
     l2_err e;
     char sum[2048];
-    ck_assert_int_eq(l2t_options_parse(&o, NULL, NULL, "2", NULL, NULL, &e), 0);
+    ck_assert_int_eq(l2t_options_parse(&o, NULL, NULL, "2", NULL, NULL, NULL, &e), 0);
     start(&c, &s, &o);
     launch(&c, "k", 0x1000, 1);
     for (int i = 0; i < 5; i++)
@@ -233,7 +298,7 @@ START_TEST(record_and_byte_limits)
     finish(&c, &s);
 
     /* 4 records of 16 bytes: the kernel line and 3 accesses; the warp of 4 lines does not fit whole */
-    ck_assert_int_eq(l2t_options_parse(&o, NULL, NULL, NULL, "64", NULL, &e), 0);
+    ck_assert_int_eq(l2t_options_parse(&o, NULL, NULL, NULL, "64", NULL, NULL, &e), 0);
     start(&c, &s, &o);
     launch(&c, "k", 0x1000, 1);
     warp(&c, 0x1000, 4, 4, 0xffffffffu, L2T_F_READ, 0);
@@ -340,9 +405,9 @@ START_TEST(options_and_errors)
     ASSERT_CONTAINS(e.msg, "no launch");
     ck_assert_int_eq(l2t_parse_launches("x:4", &a, &b, &e), -1);
     ASSERT_CONTAINS(e.msg, "--launches 'x:4'");
-    ck_assert_int_eq(l2t_options_parse(&o, NULL, NULL, "12k", NULL, NULL, &e), -1);
+    ck_assert_int_eq(l2t_options_parse(&o, NULL, NULL, "12k", NULL, NULL, NULL, &e), -1);
     ASSERT_CONTAINS(e.msg, "--max-records '12k'");
-    ck_assert_int_eq(l2t_options_parse(&o, NULL, NULL, NULL, "2MiB", NULL, &e), 0);
+    ck_assert_int_eq(l2t_options_parse(&o, NULL, NULL, NULL, "2MiB", NULL, NULL, &e), 0);
     ck_assert_uint_eq(o.max_bytes, 2u << 20);
     struct l2t_capture c;
     o.kernel_regex = "a(";
@@ -360,6 +425,12 @@ START_TEST(options_and_errors)
     ck_assert_int_eq(l2t_on_warp(&c, &w, &e), -1);
     ASSERT_CONTAINS(e.msg, "size 0");
     finish(&c, &s);
+    ck_assert_int_eq(l2t_options_parse(&o, NULL, NULL, NULL, NULL, NULL, "100", &e), -1);
+    ASSERT_CONTAINS(e.msg, "--l1 '100'");
+    ASSERT_CONTAINS(e.msg, "multiple of 2048");
+    ck_assert_int_eq(l2t_options_parse(&o, NULL, NULL, NULL, NULL, NULL, "64KiB", &e), 0);
+    ck_assert_uint_eq(o.l1_bytes, 65536);
+    ck_assert_int_eq(l2t_options_parse(&o, NULL, NULL, NULL, NULL, NULL, "32MiB", &e), -1);
 }
 END_TEST
 
@@ -408,6 +479,7 @@ Suite *capture_suite(void)
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, allocations_named_and_freed);
     tcase_add_test(tc, launches_with_dims_streams_and_sm);
+    tcase_add_test(tc, l1_serves_rereads);
     tcase_add_test(tc, merge_lines_option);
     tcase_add_test(tc, bulk_range_split_per_line);
     tcase_add_test(tc, kernel_regex_and_launch_range);

@@ -35,6 +35,7 @@ void l2t_options_default(struct l2t_options *o)
 {
     memset(o, 0, sizeof *o);
     o->launch_end = UINT64_MAX;
+    o->l1_bytes = L2T_DEFAULT_L1;
 }
 
 static int parse_index(const char *s, size_t n, uint64_t *v, l2_err *e)
@@ -67,7 +68,7 @@ int l2t_parse_launches(const char *s, uint64_t *first, uint64_t *end, l2_err *e)
 }
 
 int l2t_options_parse(struct l2t_options *o, const char *kernel, const char *launches, const char *max_records,
-                      const char *max_bytes, const char *merge, l2_err *e)
+                      const char *max_bytes, const char *merge, const char *l1, l2_err *e)
 {
     l2t_options_default(o);
     if (kernel && *kernel)
@@ -80,6 +81,11 @@ int l2t_options_parse(struct l2t_options *o, const char *kernel, const char *lau
         return l2_prefix(e, "--max-bytes '%s'", max_bytes);
     if (merge && strcmp(merge, "1") == 0)
         o->coal_flags |= L2_COAL_MERGE_LINES;
+    if (l1 && *l1) {
+        struct l2_l1 probe;
+        if (l2_parse_bytes(l1, strlen(l1), &o->l1_bytes, e) < 0 || l2_l1_init(&probe, o->l1_bytes, e) < 0)
+            return l2_prefix(e, "--l1 '%s'", l1);
+    }
     return 0;
 }
 
@@ -87,6 +93,8 @@ int l2t_init(struct l2t_capture *c, const struct l2t_options *o, l2t_emit_fn emi
 {
     memset(c, 0, sizeof *c);
     c->opt = *o;
+    if (l2_l1_init(&c->l1, o->l1_bytes, e) < 0)
+        return l2_prefix(e, "--l1");
     c->emit = emit;
     c->emit_ctx = ctx;
     c->t0 = now();
@@ -117,6 +125,7 @@ void l2t_free(struct l2t_capture *c)
     free(c->alloc);
     free(c->stream);
     free(c->event);
+    l2_l1_free(&c->l1);
     c->alloc = NULL;
     c->stream = c->event = NULL;
     c->has_re = 0;
@@ -285,6 +294,7 @@ int l2t_on_launch(struct l2t_capture *c, const char *name, uint64_t stream, cons
     if (emit(c, e) < 0)
         return -1;
     c->in_kernel = 1;
+    l2_l1_clear(&c->l1); /* the L1 is not coherent between kernels */
     c->launch_window = window != NULL;
     c->launch_stream = sid;
     c->captured++;
@@ -331,21 +341,6 @@ static int emit_accesses(struct l2t_capture *c, enum l2_op op, uint32_t tag, int
     return 0;
 }
 
-/* Accesses of whole lines: each access widened to its line, once per line. */
-static int widen_to_lines(struct l2_coal_access *out, int n)
-{
-    int k = 0;
-    for (int i = 0; i < n; i++) {
-        uint64_t line = out[i].addr & ~(uint64_t)(L2_COAL_LINE - 1);
-        if (k > 0 && out[k - 1].addr == line)
-            continue;
-        out[k].addr = line;
-        out[k].size = L2_COAL_LINE;
-        k++;
-    }
-    return k;
-}
-
 int l2t_on_warp(struct l2t_capture *c, const struct l2t_warp *w, l2_err *e)
 {
     if (w->flags & L2T_F_BULK)
@@ -370,13 +365,30 @@ int l2t_on_warp(struct l2t_capture *c, const struct l2t_warp *w, l2_err *e)
     } else {
         c->by_flag[0]++;
     }
-    int n = l2_coalesce(w->addr, w->mask, lines ? 1 : w->size, lines ? 0 : c->opt.coal_flags, out, e);
-    if (n < 0)
+    struct l2_coal_line t[L2_COAL_MAX_LINES];
+    int nl = l2_coalesce_lines(w->addr, w->mask, lines ? 1 : w->size, t, e);
+    if (nl < 0)
         return -1;
-    if (lines)
-        n = widen_to_lines(out, n);
-    c->warps++;
     int32_t sm = w->sm < 0 ? -1 : w->sm;
+    /* loads and L1 prefetches go through the SM's L1: only the sectors it
+     * lacks reach the L2; atomics drop what it holds; prefetches to L2
+     * and stores pass it by */
+    for (int i = 0; i < nl; i++) {
+        if (lines)
+            t[i].sectors = 0xfu;
+        if (op == OP_READ) {
+            int miss = l2_l1_load(&c->l1, sm, t[i].line, t[i].sectors, e);
+            if (miss < 0)
+                return -1;
+            c->load_sectors += (uint64_t)l2_popcount8((uint8_t)t[i].sectors);
+            c->l1_sectors += (uint64_t)l2_popcount8((uint8_t)(t[i].sectors & ~(unsigned)miss));
+            t[i].sectors = (unsigned)miss;
+        } else if (w->flags & L2T_F_READ) {
+            l2_l1_drop(&c->l1, sm, t[i].line, t[i].sectors);
+        }
+    }
+    int n = l2_coalesce_runs(t, (unsigned)nl, lines ? 0 : c->opt.coal_flags, out);
+    c->warps++;
     return emit_accesses(c, op, tag, sm, out, n, e);
 }
 
@@ -554,6 +566,12 @@ void l2t_summary(const struct l2t_capture *c, char *buf, size_t n)
     PUT("; %" PRIu64 " warp instructions -> %" PRIu64 " accesses (%" PRIu64 " loads, %" PRIu64 " stores, %" PRIu64
         " atomics, %" PRIu64 " prefetches)\n",
         c->warps, c->accesses, c->by_flag[0], c->by_flag[1], c->by_flag[2], c->by_flag[3]);
+    if (c->opt.l1_bytes)
+        PUT("l2trace: L1 of %" PRIu64 " KiB per SM in front of the L2 (--l1): %" PRIu64 " of %" PRIu64
+            " load sectors served by it and not written\n",
+            c->opt.l1_bytes >> 10, c->l1_sectors, c->load_sectors);
+    else
+        PUT("l2trace: no L1 in front of the L2 (--l1 0): every load sector is written\n");
     PUT("l2trace: %" PRIu64 " trace records (%" PRIu64 " bytes before compression), %" PRIu64 " allocations, %" PRIu64
         " frees, %" PRIu32 " streams, %" PRIu32 " events, %.2f s\n",
         c->records, c->records * RECORD_BYTES, c->allocs, c->frees, c->nstream, c->nevent, secs);

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "coalesce.h"
+#include "l1.h"
 #include "trace.h"
 #include "tracer.h"
 
@@ -29,7 +30,14 @@ struct l2t_options {
     uint64_t max_records;      /* warp records to write at most; 0: no limit */
     uint64_t max_bytes;        /* trace bytes (16 per record) at most; 0: no limit */
     unsigned coal_flags;       /* L2_COAL_MERGE_LINES or 0 */
+    uint64_t l1_bytes;         /* each SM's L1 in front of the L2 (sim/l1.h); 0: none */
 };
+
+/* --l1 when not given: 256 KiB per SM, the H100's L1 and shared memory
+ * together, all of it L1 in a kernel that uses no shared memory.  With 16
+ * ways it gives the load sectors Nsight Compute counts at the L2 within
+ * 1.2% per kernel on the PyTorch programs of tools/validate (README). */
+#define L2T_DEFAULT_L1 (256u << 10)
 
 void l2t_options_default(struct l2t_options *o);
 /* Parses "A:B", "A:" or ":B" (launch indices, B exclusive) or "N" (only
@@ -39,7 +47,7 @@ int l2t_parse_launches(const char *s, uint64_t *first, uint64_t *end, l2_err *e)
 /* Options from their command-line spellings (NULL or "": not given);
  * errors name the option. */
 int l2t_options_parse(struct l2t_options *o, const char *kernel, const char *launches, const char *max_records,
-                      const char *max_bytes, const char *merge, l2_err *e);
+                      const char *max_bytes, const char *merge, const char *l1, l2_err *e);
 
 typedef int (*l2t_emit_fn)(void *ctx, const struct l2_event *ev, l2_err *e);
 
@@ -74,6 +82,8 @@ struct l2t_capture {
     uint64_t dropped;   /* warp records not written (a limit was reached) */
     uint64_t allocs, frees, replaced, unknown_frees;
     uint64_t by_flag[4]; /* reads, writes, atomics, prefetches */
+    struct l2_l1 l1;     /* the SMs' L1s (off when opt.l1_bytes is 0) */
+    uint64_t load_sectors, l1_sectors; /* sectors of loads, and those the L1 served */
     const char *stopped; /* the limit that stopped the capture, or NULL */
     double t0;           /* start, seconds (CLOCK_MONOTONIC) */
 };

@@ -84,6 +84,10 @@ static const char usage[] =
     "                     (16 per record; KiB, MiB, GiB accepted)\n"
     "  --merge-lines      write runs of consecutive whole lines as one access (up to\n"
     "                     4096 bytes): smaller traces, the same hits and misses\n"
+    "  --l1 SIZE          each SM's L1 in front of the L2 (default 256KiB; 0: none):\n"
+    "                     a load's sectors the SM's L1 holds are not written, as\n"
+    "                     they never reach the L2 (every load is taken as cached\n"
+    "                     in L1; the API does not tell .cg loads apart)\n"
     "  --ring N           warp records in the host ring (power of two, default 65536,\n"
     "                     280 bytes each); a full ring pauses the kernel, loses nothing\n"
     "  -h, --help         this text\n"
@@ -124,7 +128,7 @@ static int has_suffix(const char *s, const char *suf)
 int main(int argc, char **argv)
 {
     const char *out = NULL, *comp = NULL, *kernel = NULL, *launches = NULL, *max_records = NULL, *max_bytes = NULL,
-               *ring = NULL;
+               *ring = NULL, *l1 = NULL;
     int merge = 0, i = 1;
     for (; i < argc; i++) {
         const char *a = argv[i];
@@ -147,6 +151,7 @@ int main(int argc, char **argv)
                             : strcmp(a, "--max-records") == 0 ? &max_records
                             : strcmp(a, "--max-bytes") == 0   ? &max_bytes
                             : strcmp(a, "--ring") == 0        ? &ring
+                            : strcmp(a, "--l1") == 0          ? &l1
                                                               : NULL;
         if (!slot) {
             if (a[0] != '-')
@@ -168,7 +173,7 @@ int main(int argc, char **argv)
     /* check the options here, so that mistakes show before the program runs */
     struct l2t_options o;
     l2_err e;
-    if (l2t_options_parse(&o, kernel, launches, max_records, max_bytes, NULL, &e) < 0)
+    if (l2t_options_parse(&o, kernel, launches, max_records, max_bytes, NULL, l1, &e) < 0)
         return die("%s", e.msg);
     if (kernel) {
         struct l2t_capture c;
@@ -213,6 +218,7 @@ int main(int argc, char **argv)
     setenv(L2T_ENV_MAX_RECORDS, max_records ? max_records : "", 1);
     setenv(L2T_ENV_MAX_BYTES, max_bytes ? max_bytes : "", 1);
     setenv(L2T_ENV_MERGE, merge ? "1" : "", 1);
+    setenv(L2T_ENV_L1, l1 ? l1 : "", 1);
     setenv(L2T_ENV_RING, ring ? ring : "", 1);
     pid_t pid = fork();
     if (pid < 0) {

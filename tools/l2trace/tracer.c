@@ -114,7 +114,7 @@ struct l2t_tracer *l2t_tracer_open(char *err, size_t n)
                  (t->ring & (t->ring - 1))))
         l2_fail(&e, "--ring '%s': not a power of two from 64 to 16777216", ring);
     else if (l2t_options_parse(&o, env(L2T_ENV_KERNEL), env(L2T_ENV_LAUNCHES), env(L2T_ENV_MAX_RECORDS),
-                               env(L2T_ENV_MAX_BYTES), env(L2T_ENV_MERGE), &e) < 0)
+                               env(L2T_ENV_MAX_BYTES), env(L2T_ENV_MERGE), env(L2T_ENV_L1), &e) < 0)
         ;
     else if (l2_symtab_init(&t->syms, &e) < 0)
         ;

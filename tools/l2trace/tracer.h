@@ -30,6 +30,7 @@ extern "C" {
 #define L2T_ENV_LAUNCHES "L2TRACE_LAUNCHES"       /* --launches */
 #define L2T_ENV_MAX_RECORDS "L2TRACE_MAX_RECORDS" /* --max-records */
 #define L2T_ENV_MAX_BYTES "L2TRACE_MAX_BYTES"     /* --max-bytes */
+#define L2T_ENV_L1 "L2TRACE_L1"                   /* --l1 */
 #define L2T_ENV_MERGE "L2TRACE_MERGE_LINES"       /* --merge-lines: 1 */
 #define L2T_ENV_RING "L2TRACE_RING"               /* --ring: warp records in the ring */
 #define L2T_ENV_PATCH "L2TRACE_PATCH"             /* the device patch module */

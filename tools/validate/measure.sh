@@ -13,6 +13,8 @@
 #
 # ncu: --cache-control none --clock-control none (the L2 keeps its state
 # between kernels, as in l2sim), kernel replay, the metrics below.
+# NCU_FROM=DIR takes ncu-W.csv from DIR (an earlier run) instead of
+# measuring again: capture and simulation only.
 set -u
 O=${1:?usage: measure.sh OUT [WORKLOAD...]}
 shift
@@ -40,9 +42,14 @@ for w in $WS; do
     echo "== $w: $cmd"
     a=$(now); timeout 120 $cmd; b=$(now)
     echo "native: $(dt "$a" "$b") s"
-    timeout 150 "$NCU" --csv --page raw --print-units base --cache-control none --clock-control none \
-        --metrics "$M" $cmd >"$O/ncu-$w.csv" 2>"$O/ncu-$w.log"
-    echo "ncu exit $?: $(grep -c '^"[0-9]' "$O/ncu-$w.csv") kernels"
+    if [ -n "${NCU_FROM:-}" ]; then
+        cp "$NCU_FROM/ncu-$w.csv" "$O/ncu-$w.csv"
+        echo "ncu: from $NCU_FROM"
+    else
+        timeout 150 "$NCU" --csv --page raw --print-units base --cache-control none --clock-control none \
+            --metrics "$M" $cmd >"$O/ncu-$w.csv" 2>"$O/ncu-$w.log"
+        echo "ncu exit $?: $(grep -c '^"[0-9]' "$O/ncu-$w.csv") kernels"
+    fi
     a=$(now)
     # shellcheck disable=SC2086
     timeout 150 "$B/l2trace" $filt --merge-lines --max-bytes 3000000000 -o "$O/$w.l2b.zst" -- $cmd
