@@ -18,8 +18,9 @@
 //   --time            print measured_ns=N, the %globaltimer span of the measured
 //                     kernels (first block start to last block end), then for
 //                     each measured kernel measured_kernel=K start_ns=S end_ns=E
-//                     rep=R median_end_ns=M (from the earliest start; M: the
-//                     median of its blocks' ends); writes 2 words per block to a
+//                     rep=R median_end_ns=M p10_end_ns=A p90_end_ns=B (from
+//                     the earliest start; M, A, B: the median, 10th and 90th
+//                     percentiles of its blocks' ends); writes 2 words per block to a
 //                     scratch buffer, so not under ncu
 // Diagnostics (see README.md): --memset --scrub --bigscrub --sync --stream0
 //   --gap-us N --profile-range --repeat N --no-gate
@@ -1006,8 +1007,10 @@ int main(int argc, char** argv) {
               ends.push_back(tb[kTimeWords * j + 1] - a);
             }
             std::sort(ends.begin(), ends.end());
-            printf("measured_kernel=%zu start_ns=%llu end_ns=%llu rep=%d median_end_ns=%llu\n", m + 1,
-                   s0 - a, e0 - a, rep, ends[ends.size() / 2]);
+            printf("measured_kernel=%zu start_ns=%llu end_ns=%llu rep=%d median_end_ns=%llu p10_end_ns=%llu "
+                   "p90_end_ns=%llu\n",
+                   m + 1, s0 - a, e0 - a, rep, ends[ends.size() / 2], ends[ends.size() / 10],
+                   ends[ends.size() * 9 / 10]);
           }
         }
       }
