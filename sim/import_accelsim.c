@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "coalesce.h"
+#include "l1.h"
 #include "source.h"
 
 #define WINDOW (UINT64_C(1) << 32) /* the shared and local windows of generic addresses */
@@ -79,6 +80,7 @@ static void lines_close(struct lines *L)
 struct import {
     struct l2_bin_writer *w;
     unsigned flags;
+    struct l2_l1 l1;
     struct l2_import_stats *st;
     uint64_t streams[4096]; /* CUDA stream handles seen, by l2sim stream - 1 */
     uint32_t nstreams;
@@ -340,10 +342,31 @@ static int instruction(struct import *im, struct lines *L, const struct header *
             return 0; /* shared or local memory through a generic address */
     }
     im->st->mem_instructions++;
-    struct l2_coal_access out[L2_COAL_MAX_OUT];
-    int m = l2_coalesce(addr, (uint32_t)mask, (uint32_t)width, im->flags, out, e);
-    if (m < 0)
+    struct l2_coal_line t[L2_COAL_MAX_LINES];
+    int nl = l2_coalesce_lines(addr, (uint32_t)mask, (uint32_t)width, t, e);
+    if (nl < 0)
         return l2_prefix(e, "%s:%llu", L->name, (unsigned long long)L->no);
+    /* the L1: per SM (raw lines that give it), else the block's own (a
+     * .traceg's blocks follow each other; l1 key 0, emptied per block) */
+    int key = raw ? sm : 0;
+    int atomic = strncmp(op, "ATOM", 4) == 0 || strncmp(op, "RED", 3) == 0;
+    int cached = strstr(op, ".STRONG") == NULL;
+    for (int j = 0; j < nl; j++) {
+        if (k == K_READ || k == K_GENERIC_READ) {
+            im->st->load_sectors += l2_popcount8((uint8_t)t[j].sectors);
+            if (!cached)
+                continue;
+            int miss = l2_l1_load(&im->l1, key, t[j].line, t[j].sectors, e);
+            if (miss < 0)
+                return -1;
+            im->st->l1_sectors += l2_popcount8((uint8_t)(t[j].sectors & ~(unsigned)miss));
+            t[j].sectors = (unsigned)miss;
+        } else if (atomic) {
+            l2_l1_drop(&im->l1, key, t[j].line, t[j].sectors);
+        }
+    }
+    struct l2_coal_access out[L2_COAL_MAX_OUT];
+    int m = l2_coalesce_runs(t, (unsigned)nl, im->flags, out);
     struct l2_event ev;
     memset(&ev, 0, sizeof ev);
     ev.type = EV_ACCESS;
@@ -397,7 +420,10 @@ static int import_kernel(struct import *im, const char *path, l2_err *e)
                 r = -1;
                 break;
             }
+            l2_l1_clear(&im->l1); /* not coherent between kernels */
         }
+        if (!raw && strncmp(line, "#BEGIN_TB", 9) == 0)
+            l2_l1_clear(&im->l1); /* a new block: its own L1 */
         int n = 0;
         for (char *s = strtok(line, " \t"); s; s = strtok(NULL, " \t")) {
             if (n == MAX_TOK) {
@@ -428,12 +454,16 @@ static int import_kernel(struct import *im, const char *path, l2_err *e)
     return r < 0 ? -1 : 0;
 }
 
-int l2_import_accelsim(const char *path, struct l2_bin_writer *w, unsigned flags, struct l2_import_stats *st,
-                       l2_err *e)
+int l2_import_accelsim(const char *path, struct l2_bin_writer *w, unsigned flags, uint64_t l1_bytes,
+                       struct l2_import_stats *st, l2_err *e)
 {
     struct import *im = calloc(1, sizeof *im);
     if (!im)
         return l2_fail(e, "out of memory");
+    if (l2_l1_init(&im->l1, l1_bytes, e) < 0) {
+        free(im);
+        return l2_prefix(e, "--l1");
+    }
     im->w = w;
     im->flags = flags;
     im->st = st;
@@ -456,6 +486,7 @@ int l2_import_accelsim(const char *path, struct l2_bin_writer *w, unsigned flags
     struct lines L;
     int r;
     if (lines_open(&L, list, e) < 0) {
+        l2_l1_free(&im->l1);
         free(im);
         return -1;
     }
@@ -486,6 +517,7 @@ int l2_import_accelsim(const char *path, struct l2_bin_writer *w, unsigned flags
     if (r == 0 && st->kernels == 0)
         r = l2_fail(e, "%s: names no kernel file", list);
     lines_close(&L);
+    l2_l1_free(&im->l1);
     free(im);
     return r < 0 ? -1 : 0;
 }

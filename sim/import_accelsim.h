@@ -20,7 +20,12 @@
  * contiguous run of lanes, 2 a base and a delta per further lane.
  *
  * Global memory instructions become accesses, each warp instruction's
- * lanes coalesced by l2_coalesce as the capture tool does: loads (LDG,
+ * lanes coalesced by l2_coalesce as the capture tool does, and, as there,
+ * loads pass an L1 model first (sim/l1.h, l1_bytes; 0: none): per SM when
+ * the lines give it (raw traces with the SM id), else per thread block in a
+ * .traceg (its blocks come one after another; a raw trace without SM ids
+ * passes no L1), emptied at each kernel; `.STRONG` loads (volatile, .cg)
+ * bypass it, atomics and reductions drop the sectors they touch.  Loads (LDG,
  * generic LD, LDGSTS) as reads; stores (STG, ST), atomics and reductions
  * (ATOMG, ATOM, RED) as writes (performed at L2).  Shared, local,
  * constant, texture and tensor-memory (TMA) instructions are skipped, as
@@ -40,11 +45,13 @@
 
 struct l2_import_stats {
     uint64_t kernels, instructions, mem_instructions, accesses;
+    uint64_t load_sectors, l1_sectors; /* sectors loaded, and those the L1 model served */
 };
 
 /* Writes the events of the trace at path to w.  flags: l2_coalesce's
- * (L2_COAL_MERGE_LINES).  -1 with e naming "FILE:LINE: reason". */
-int l2_import_accelsim(const char *path, struct l2_bin_writer *w, unsigned flags, struct l2_import_stats *st,
-                       l2_err *e);
+ * (L2_COAL_MERGE_LINES); l1_bytes: each L1's size (0: no L1 model).  -1
+ * with e naming "FILE:LINE: reason". */
+int l2_import_accelsim(const char *path, struct l2_bin_writer *w, unsigned flags, uint64_t l1_bytes,
+                       struct l2_import_stats *st, l2_err *e);
 
 #endif

@@ -27,6 +27,10 @@
 #include "common.h"
 
 #define L2_L1_WAYS 16u
+/* The size a capture or import uses unless told otherwise: 256 KiB, the
+ * H100's L1 and shared memory together, all of it L1 in a kernel without
+ * shared memory; fitted with the ways (tools/l2trace/README.md). */
+#define L2_L1_DEFAULT_BYTES (256u << 10)
 
 struct l2_l1 {
     uint32_t sets;   /* per SM; 0: the filter is off */

@@ -18,6 +18,7 @@
 #include "config.h"
 #include "driver.h"
 #include "import_accelsim.h"
+#include "l1.h"
 #include "policy.h"
 #include "report.h"
 #include "sim.h"
@@ -725,17 +726,20 @@ static int convert_to_binary(struct l2_trace *t, struct l2_sink *out, const stru
 
 static void help_import(FILE *f)
 {
-    fprintf(f, "usage: l2sim import accelsim PATH -o OUT [--compress none|gzip|zstd] [--merge-lines]\n\n"
+    fprintf(f, "usage: l2sim import accelsim PATH -o OUT [--compress none|gzip|zstd] [--merge-lines] [--l1 SIZE]\n\n"
                "Converts an Accel-Sim trace (its NVBit tracer, versions 3 to 5) into an l2sim binary trace.\n"
                "PATH is a kernelslist.g or kernelslist, or the directory holding one; the kernel files it\n"
                "names may be plain or xz-compressed (.traceg, raw .trace).  Each warp instruction on global\n"
                "memory (LDG, LD, LDGSTS; STG, ST, ATOM, ATOMG, RED) becomes one access per run of 32-byte\n"
                "sectors in a 128-byte line, as l2trace writes them; each kernel file a kernel line with its\n"
-               "name, stream, grid and block.  Accel-Sim traces hold no cache hints: give buffers their\n"
+               "name, stream, grid and block.  Loads pass a model of the L1 first, as in l2trace: only the\n"
+               "sectors it misses are written (per SM where the trace gives SM ids, else per thread block of\n"
+               "a .traceg; .STRONG loads bypass it).  Accel-Sim traces hold no cache hints: give buffers their\n"
                "priorities with a --policy file's assign lines.\n\noptions:\n"
                "  -o OUT             the binary trace to write ('-': standard output, not a terminal)\n"
                "  --compress C       none (default), gzip or zstd\n"
-               "  --merge-lines      runs of whole lines as one access (hit rates unchanged, fewer accesses)\n");
+               "  --merge-lines      runs of whole lines as one access (hit rates unchanged, fewer accesses)\n"
+               "  --l1 SIZE          each L1's size (default 256KiB; 0: no L1 model, every load sector)\n");
 }
 
 static int cmd_import(int argc, char **argv)
@@ -743,6 +747,7 @@ static int cmd_import(int argc, char **argv)
     const char *cmd = "import", *in = NULL, *out = NULL;
     enum l2_comp comp = L2_COMP_NONE;
     unsigned flags = 0;
+    uint64_t l1 = L2_L1_DEFAULT_BYTES;
     int i = 0;
     if (argc > 0 && (strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0)) {
         help_import(stdout);
@@ -771,6 +776,14 @@ static int cmd_import(int argc, char **argv)
                 return usage_error(cmd, "--compress must be none, gzip or zstd");
         } else if (strcmp(a, "--merge-lines") == 0) {
             flags |= L2_COAL_MERGE_LINES;
+        } else if (strcmp(a, "--l1") == 0) {
+            if (i + 1 >= argc)
+                return usage_error(cmd, "--l1 needs a value");
+            const char *v = argv[++i];
+            l2_err pe;
+            struct l2_l1 probe;
+            if (l2_parse_bytes(v, strlen(v), &l1, &pe) < 0 || l2_l1_init(&probe, l1, &pe) < 0)
+                return usage_error(cmd, "--l1 '%s': %s", v, pe.msg);
         } else if (a[0] == '-' && a[1] != 0) {
             return usage_error(cmd, "unknown option '%s'", a);
         } else if (!in) {
@@ -791,7 +804,7 @@ static int cmd_import(int argc, char **argv)
     int rc = 0;
     if (l2_symtab_init(&syms, &e) < 0)
         return die(&e);
-    if (l2_bin_writer_open(&w, &syms, &e) < 0 || l2_import_accelsim(in, w, flags, &st, &e) < 0 ||
+    if (l2_bin_writer_open(&w, &syms, &e) < 0 || l2_import_accelsim(in, w, flags, l1, &st, &e) < 0 ||
         l2_sink_open(&sink, out, comp, &e) < 0) {
         rc = die(&e);
     } else if (l2_bin_writer_finish(w, sink, &e) < 0) {
@@ -802,8 +815,10 @@ static int cmd_import(int argc, char **argv)
     } else {
         fprintf(stderr,
                 "%s: import: %" PRIu64 " kernel%s, %" PRIu64 " warp instructions (%" PRIu64
-                " on global memory) -> %" PRIu64 " accesses\n",
-                prog, st.kernels, st.kernels == 1 ? "" : "s", st.instructions, st.mem_instructions, st.accesses);
+                " on global memory) -> %" PRIu64 " accesses; the L1 served %" PRIu64 " of %" PRIu64
+                " load sectors\n",
+                prog, st.kernels, st.kernels == 1 ? "" : "s", st.instructions, st.mem_instructions, st.accesses,
+                st.l1_sectors, st.load_sectors);
     }
     l2_bin_writer_free(w);
     l2_symtab_free(&syms);

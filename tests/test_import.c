@@ -64,6 +64,42 @@ START_TEST(raw_with_sm_ids)
 }
 END_TEST
 
+/* Loads pass the L1 model as in l2trace: within a .traceg block a line
+ * loaded again is an L1 hit (not written), a .STRONG load bypasses it, a
+ * reduction drops the sector it touches, and the next block starts with
+ * an empty L1; --l1 0 writes every load. */
+START_TEST(l1_per_block)
+{
+    char dir[64], cmd[4096], *out;
+    snprintf(dir, sizeof dir, "/tmp/l2sim-import-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(cmd, sizeof cmd,
+             "printf '%%s\\n' '-kernel name = k' '-accelsim tracer version = 4' '' '#BEGIN_TB' "
+             "'thread block = 0,0,0' 'warp = 0' "
+             "'0010 ffffffff 1 R4 LDG.E 1 R2 4 1 0x7f0000000000 4 0' "
+             "'0020 ffffffff 1 R4 LDG.E 1 R2 4 1 0x7f0000000000 4 0' "
+             "'0030 00000001 1 R4 LDG.E.STRONG.GPU 1 R2 4 1 0x7f0000000000 4 0' "
+             "'0040 00000001 0 RED.E.ADD 2 R2 R4 4 1 0x7f0000000000 4 0' "
+             "'0050 ffffffff 1 R4 LDG.E 1 R2 4 1 0x7f0000000000 4 0' '#END_TB' '#BEGIN_TB' "
+             "'thread block = 1,0,0' 'warp = 0' "
+             "'0010 00000001 1 R4 LDG.E 1 R2 4 1 0x7f0000000000 4 0' '#END_TB' > %s/kernel-1.traceg && "
+             "echo kernel-1.traceg > %s/kernelslist.g && "
+             "%s import accelsim %s -o - 2>&1 >%s/a.l2b | grep -o 'the L1 served.*' && "
+             "%s convert %s/a.l2b - | grep '^[RW] ' && "
+             "%s import accelsim --l1 0 %s -o - 2>/dev/null | %s convert - - | grep -c '^R ' && rm -r %s",
+             dir, dir, tests_l2sim(), dir, dir, tests_l2sim(), dir, tests_l2sim(), dir, tests_l2sim(), dir);
+    ck_assert_int_eq(tests_sh(cmd, &out, NULL), 0);
+    ck_assert_str_eq(out, "the L1 served 7 of 14 load sectors\n"
+                          "R 0x7f0000000000 128\n"     /* block 0: the line */
+                          "R 0x7f0000000000 32\n"      /* .STRONG: past the L1 */
+                          "W 0x7f0000000000 32\n"      /* RED at L2, drops sector 0 */
+                          "R 0x7f0000000000 32\n"      /* sector 0 again */
+                          "R 0x7f0000000000 32\n"      /* block 1: its own L1 */
+                          "5\n");
+    free(out);
+}
+END_TEST
+
 /* A kernel file of header h and instruction line `inst` must fail with
  * `want` at line 4 of the kernel file (or `want` alone when it names no
  * line). */
@@ -117,6 +153,7 @@ Suite *import_suite(void)
     TCase *tc = tcase_create("import");
     tcase_add_test(tc, post_processed);
     tcase_add_test(tc, raw_with_sm_ids);
+    tcase_add_test(tc, l1_per_block);
     tcase_add_test(tc, errors_at_file_line);
     suite_add_tcase(s, tc);
     return s;

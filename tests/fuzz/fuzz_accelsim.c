@@ -8,6 +8,7 @@
 
 #include "fuzz.h"
 #include "import_accelsim.h"
+#include "l1.h"
 #include "source.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -26,7 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (l2_symtab_init(&syms, &e) < 0 || l2_bin_writer_open(&w, &syms, &e) < 0)
         abort();
     e.msg[0] = 0;
-    if (l2_import_accelsim(list, w, 0, &st, &e) < 0) {
+    if (l2_import_accelsim(list, w, 0, L2_L1_DEFAULT_BYTES, &st, &e) < 0) {
         if (!e.msg[0])
             abort();
     } else {

@@ -33,11 +33,8 @@ struct l2t_options {
     uint64_t l1_bytes;         /* each SM's L1 in front of the L2 (sim/l1.h); 0: none */
 };
 
-/* --l1 when not given: 256 KiB per SM, the H100's L1 and shared memory
- * together, all of it L1 in a kernel that uses no shared memory.  With 16
- * ways it gives the load sectors Nsight Compute counts at the L2 within
- * 1.2% per kernel on the PyTorch programs of tools/validate (README). */
-#define L2T_DEFAULT_L1 (256u << 10)
+/* --l1 when not given (sim/l1.h). */
+#define L2T_DEFAULT_L1 L2_L1_DEFAULT_BYTES
 
 void l2t_options_default(struct l2t_options *o);
 /* Parses "A:B", "A:" or ":B" (launch indices, B exclusive) or "N" (only
