@@ -809,8 +809,9 @@ static inline void emit_rec(char op, uint64_t addr, const struct tails *t, unsig
  * How far blocks drift depends on the loop (loop_sd).  A loop that waits
  * for its loads drifts by `jitter` iterations when it issues one warp
  * instruction per iteration, and by a proportionally smaller number of
- * iterations when it issues several (add: three, rmw: two), since the same
- * drift in time covers fewer of its longer iterations.  A store-only loop
+ * iterations when it issues several (add: three, rmw: two; fitted: the
+ * blocks of an add loop end further apart than a load loop's, so this is
+ * not their measured drift, tools/hwprobe/drift.sh).  A store-only loop
  * waits for nothing and drifts further: `store_jitter` iterations.  Both
  * were fitted to the H100 capacity rows: loads of 32-40 MiB read twice
  * (P04, P05, N16-N18), stores then loads of 30-40 MiB (S01-S04, N31, N32),
