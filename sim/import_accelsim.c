@@ -358,7 +358,7 @@ static int instruction(struct import *im, struct lines *L, const struct header *
                 continue;
             int miss = l2_l1_load(&im->l1, key, t[j].line, t[j].sectors, e);
             if (miss < 0)
-                return -1;
+                return l2_prefix(e, "%s:%llu", L->name, (unsigned long long)L->no);
             im->st->l1_sectors += l2_popcount8((uint8_t)(t[j].sectors & ~(unsigned)miss));
             t[j].sectors = (unsigned)miss;
         } else if (atomic) {

@@ -82,6 +82,8 @@ int l2_l1_load(struct l2_l1 *c, int32_t sm, uint64_t line, unsigned sectors, l2_
 {
     if (!c->sets || sm < 0)
         return (int)sectors;
+    if (sm >= L2_L1_MAX_SMS)
+        return l2_fail(e, "SM id %d is above %d", (int)sm, L2_L1_MAX_SMS - 1);
     if ((uint32_t)sm >= c->nsm && grow(c, (uint32_t)sm, e) < 0)
         return -1;
     size_t s = set_of(c, (uint32_t)sm, line);

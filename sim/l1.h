@@ -27,6 +27,8 @@
 #include "common.h"
 
 #define L2_L1_WAYS 16u
+/* SM ids it takes: below 4096, as the configurations' sms. */
+#define L2_L1_MAX_SMS 4096
 /* The size a capture or import uses unless told otherwise: 256 KiB, the
  * H100's L1 and shared memory together, all of it L1 in a kernel without
  * shared memory; fitted with the ways (tools/l2trace/README.md). */
@@ -49,8 +51,8 @@ void l2_l1_free(struct l2_l1 *c);
 void l2_l1_clear(struct l2_l1 *c);
 /* A load of `sectors` (bit s = sector s) of `line` (address / 128) by SM
  * sm: returns the sectors the L2 must serve, and fills them.  With the
- * filter off or sm < 0 it returns `sectors`.  -1 (and a reason in e): out
- * of memory. */
+ * filter off or sm < 0 it returns `sectors`.  -1 (and a reason in e): an
+ * SM id of L2_L1_MAX_SMS or more, or out of memory. */
 int l2_l1_load(struct l2_l1 *c, int32_t sm, uint64_t line, unsigned sectors, l2_err *e);
 /* An atomic or reduction: drops the sectors. */
 void l2_l1_drop(struct l2_l1 *c, int32_t sm, uint64_t line, unsigned sectors);

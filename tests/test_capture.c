@@ -186,6 +186,15 @@ START_TEST(l1_serves_rereads)
     ck_assert_uint_eq(s.len, before);
     finish(&c, &s);
 
+    /* an SM id the L1 model cannot hold is an error, not a silent bypass */
+    start(&c, &s, NULL);
+    launch(&c, "k", 0x1000, 1);
+    struct l2t_warp bad = {.mask = 1u, .size = 4, .flags = L2T_F_READ, .sm = 5000};
+    l2_err be;
+    ck_assert_int_eq(l2t_on_warp(&c, &bad, &be), -1);
+    ASSERT_CONTAINS(be.msg, "SM id 5000 is above 4095");
+    finish(&c, &s);
+
     /* --l1 0: every load sector is written */
     struct l2t_options o;
     l2_err e;
