@@ -84,8 +84,9 @@ static int log_def(struct l2_sim *s, const struct l2_def_log *d, l2_err *e)
     return 0;
 }
 
-static int new_kernel(struct l2_sim *s, const char *name, uint32_t stream, uint64_t pos, l2_err *e)
+static int new_kernel(struct l2_sim *s, const struct l2_event *ev, l2_err *e)
 {
+    const char *name = ev->label;
     if (l2_grow(&s->k, &s->capk, (uint64_t)s->nk + 1, sizeof *s->k, e) < 0)
         return -1;
     struct l2_kstats *k = &s->k[s->nk];
@@ -99,11 +100,12 @@ static int new_kernel(struct l2_sim *s, const char *name, uint32_t stream, uint6
         l2_ktime_free(&k->time);
         return l2_fail(e, "out of memory");
     }
-    k->stream = stream;
-    k->pos = pos;
+    k->stream = ev->stream;
+    k->pos = ev->pos;
+    k->time.warps = l2_kernel_warps(&s->l2.cfg, ev->grid, ev->block);
     s->nk++;
     for (uint32_t i = 0; i < s->nwin; i++)
-        if (s->win[i].stream == stream && s->win[i].on)
+        if (s->win[i].stream == ev->stream && s->win[i].on)
             k->win = s->win[i].win;
     return 0;
 }
@@ -216,8 +218,11 @@ L2_PATH_FN int sim_access_g(struct l2_sim *s, const struct l2_geom g, const int 
     if (ev->sm >= 0 && (uint64_t)ev->sm >= s->l2.cfg.sms)
         return l2_fail(e, "sm=%d is not below sms = %llu of the configuration", ev->sm,
                        (unsigned long long)s->l2.cfg.sms);
-    if (s->nk == 0 && new_kernel(s, "(default)", 0, 0, e) < 0)
-        return -1;
+    if (s->nk == 0) {
+        struct l2_event dk = {.type = EV_KERNEL, .label = "(default)"};
+        if (new_kernel(s, &dk, e) < 0)
+            return -1;
+    }
     if (ev->kernel > s->nk)
         return l2_fail(e, "access of kernel %u, of which no kernel line came", ev->kernel);
     struct l2_kstats *k = &s->k[(ev->kernel ? ev->kernel : s->nk) - 1];
@@ -408,7 +413,7 @@ static int sim_event(struct l2_sim *s, const struct l2_event *ev, const struct l
         l2_reset_persisting(&s->l2);
         return 0;
     case EV_KERNEL:
-        return new_kernel(s, ev->label, ev->stream, ev->pos, e);
+        return new_kernel(s, ev, e);
     case EV_ALLOC:
         return l2_buffers_alloc(&s->buf, ev->label, ev->addr, ev->bytes, e);
     case EV_FREE:

@@ -121,6 +121,16 @@ int l2_timing_kernel(struct l2_timing *t, struct l2_ktime *kt, uint32_t index, l
     return 0;
 }
 
+uint32_t l2_kernel_warps(const struct l2_config *cfg, const uint32_t grid[3], const uint32_t block[3])
+{
+    if (!grid[0] || !block[0])
+        return 0;
+    uint64_t blocks = (uint64_t)grid[0] * (grid[1] ? grid[1] : 1) * (grid[2] ? grid[2] : 1);
+    uint64_t threads = (uint64_t)block[0] * (block[1] ? block[1] : 1) * (block[2] ? block[2] : 1);
+    uint64_t per_sm = (blocks + cfg->sms - 1) / cfg->sms, warps = per_sm * ((threads + 31) / 32);
+    return (uint32_t)(warps < cfg->sm_warps ? warps : cfg->sm_warps);
+}
+
 /* ---- buckets ---- */
 
 static void bucket_add(struct l2_tbucket *a, const struct l2_tbucket *b)
@@ -186,6 +196,8 @@ int l2_ktime_merge(struct l2_ktime *a, const struct l2_ktime *b)
     }
     if (b->pos > a->pos)
         a->pos = b->pos;
+    if (!a->warps)
+        a->warps = b->warps;
     buckets_merge(a->ob, &a->oshift, b->ob, b->oshift, L2_OBUCKETS, tmp);
     if (b->cb)
         buckets_merge(a->cb, &a->cshift, b->cb, b->cshift, L2_CBUCKETS, tmp);
@@ -344,6 +356,8 @@ unsigned l2_timing_line(struct l2_timing *t, struct l2_ktime *kt, const struct l
 static void unit_cycles(const struct l2_config *cfg, const struct geometry *g, const struct l2_ktime *k,
                         double kr[L2_NRES])
 {
+    /* a kernel with fewer resident warps per SM keeps fewer lines in flight */
+    double occ = k->warps ? (double)k->warps / cfg->sm_warps : 1.0;
     double clk = cfg->clock_mhz / 1000.0; /* GHz: cycles per ns */
     double per[L2_NRES];
     per[RES_SLICE] = 1.0 / cfg->slice_bytes_per_clk;
@@ -351,7 +365,7 @@ static void unit_cycles(const struct l2_config *cfg, const struct geometry *g, c
     per[RES_DRAM] = g->nch / (cfg->dram_gbps * cfg->dram_efficiency_pct / 100.0 / clk) / L2_DRAM_W;
     per[RES_MSHR] = cfg->lat_dram / (double)cfg->mshr_per_slice;
     per[RES_PORT] = 1.0 / cfg->sm_bytes_per_clk;
-    per[RES_SLOT] = 1.0 / (double)cfg->sm_inflight;
+    per[RES_SLOT] = 1.0 / ((double)cfg->sm_inflight * occ);
     for (unsigned r = 0; r < L2_NRES; r++) {
         uint64_t sum = 0, top = 0;
         for (uint32_t i = 0; i < g->n[r]; i++) {

@@ -149,6 +149,7 @@ struct l2_ktime {
     struct l2_tbucket *cb; /* L2_CBUCKETS, or NULL before the kernel's first @CYCLE */
     uint32_t kernel;       /* 1 + the kernel's index */
     uint32_t nseen;        /* SMs that issued in the kernel so far */
+    uint32_t warps;        /* resident warps per SM its grid and block give (l2_kernel_warps); 0: not given */
     uint64_t *sm_seen;     /* their bitmap (the same in every lane) */
 };
 
@@ -203,6 +204,11 @@ void l2_timing_free(struct l2_timing *t);
 /* Starts kernel `index` (0-based): allocates kt's tables.  Accesses of
  * several kernels may then interleave, each filed with its own kt. */
 int l2_timing_kernel(struct l2_timing *t, struct l2_ktime *kt, uint32_t index, l2_err *e);
+/* The warps a kernel of grid x block (a kernel line's grid= and block=;
+ * 0 when not given) keeps resident on each SM it runs on: its blocks
+ * spread over the SMs, ceil(blocks / sms) per SM, at most sm_warps
+ * warps. */
+uint32_t l2_kernel_warps(const struct l2_config *cfg, const uint32_t grid[3], const uint32_t block[3]);
 
 /* Hints the CPU to fetch what l2_timing_line reads for a line. */
 static inline void l2_timing_prefetch(const struct l2_timing *t, unsigned home, uint32_t set)

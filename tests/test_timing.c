@@ -413,6 +413,26 @@ START_TEST(inflight_per_sm)
     ck_assert_double_eq_tol(ev.cycles, 15, TOL);
     tests_run_end(&r);
 
+    /* a kernel line with grid and block: one 64-thread block keeps 2 of
+     * sm_warps = 4 warps resident, so half the lines in flight and twice
+     * the time; a 256-thread block fills the SM (capped at 4 warps) */
+    const char *const occ[] = {"sm_inflight=2", "sm_warps=4", NULL};
+    tiny_start(&r, occ);
+    tests_run_ok(&r, "kernel warm\nR 0x30000 128 sm=0\nR 0x30080 128 sm=0\nR 0x30100 128 sm=0\n"
+                     "kernel small grid=1 block=64\nR 0x30000 128 sm=0\nR 0x30080 128 sm=0\nR 0x30100 128 sm=0\n"
+                     "kernel full grid=1 block=256\nR 0x30000 128 sm=0\nR 0x30080 128 sm=0\nR 0x30100 128 sm=0\n");
+    ck_assert_uint_eq(r.sim.k[1].time.warps, 2);
+    ck_assert_uint_eq(r.sim.k[2].time.warps, 4);
+    ck_assert_double_eq_tol(eval(&r, 1).cycles, 30, TOL);
+    ck_assert_double_eq_tol(eval(&r, 2).cycles, 15, TOL);
+    tests_run_end(&r);
+    const uint32_t g528[3] = {528, 1, 1}, g66[3] = {66, 1, 1}, g0[3] = {0, 0, 0}, b512[3] = {512, 1, 1};
+    struct l2_config h;
+    l2_config_defaults(&h); /* 132 SMs, sm_warps 64 */
+    ck_assert_uint_eq(l2_kernel_warps(&h, g528, b512), 64);
+    ck_assert_uint_eq(l2_kernel_warps(&h, g66, b512), 16);
+    ck_assert_uint_eq(l2_kernel_warps(&h, g0, b512), 0);
+
     /* @CYCLE gives the issue times: no slot limit, and a late issue
      * stretches the kernel to 1000 + 10 */
     tiny_start(&r, two);

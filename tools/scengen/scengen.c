@@ -1016,7 +1016,8 @@ static void emit_trace(const struct step *v, size_t n, const char *setaside_text
           "F=0x7e0200000000 (512 MiB)\n");
     if (setaside_line)
         oprintf("%s\n", setaside_line);
-    /* a row with a second stream names every kernel's stream and grid (the
+    /* every kernel line gives the grid and block; a row with a second stream
+     * also names every kernel's stream (the
      * row's own stream is 1, not the legacy default stream 0) */
     bool streams = false;
     for (size_t k = 0; k < n; k++)
@@ -1030,7 +1031,7 @@ static void emit_trace(const struct step *v, size_t n, const char *setaside_text
         case STEP_FLUSH:
             oputs("reset\n");
             for (int r = 0; r < 2; r++) {
-                oputs(streams ? "kernel flush stream=1 grid=528 block=512\n" : "kernel flush\n");
+                oputs(streams ? "kernel flush stream=1 grid=528 block=512\n" : "kernel flush grid=528 block=512\n");
                 emit_sweep(DO_LD, buffers[BUF_F].base, buffers[BUF_F].bytes, NULL, NBLOCKS);
             }
             if (streams)
@@ -1053,8 +1054,8 @@ static void emit_trace(const struct step *v, size_t n, const char *setaside_text
             else
                 oprintf("kernel s%d_%s_%c", st->num, op_names[st->op], buffers[st->buf].name);
             if (streams)
-                oprintf(" stream=%u grid=%u block=512", st->stream, st->grid);
-            oputs("\n");
+                oprintf(" stream=%u", st->stream);
+            oprintf(" grid=%u block=512\n", st->grid);
             if (st->op >= DO_GATHER)
                 emit_xop(st, buffers[st->buf].base + st->off);
             else
