@@ -30,7 +30,8 @@
  *    per slice, each held lat_dram cycles), SM request ports (bytes,
  *    sm_bytes_per_clk) and SM request slots (the line's latency, accesses
  *    without @CYCLE only; sm_inflight lines in flight per SM: Little's
- *    law).  A line's slice
+ *    law; scaled by the kernel's resident warps per SM over sm_warps when
+ *    its kernel line gives grid and block, l2_kernel_warps).  A line's slice
  *    and DRAM channel follow from its set and partition.  A resource of n
  *    servers needing work W takes W x (time per unit) / n x imbalance,
  *    the imbalance being the busiest server's share over the mean share
