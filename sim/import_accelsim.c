@@ -349,22 +349,13 @@ static int instruction(struct import *im, struct lines *L, const struct header *
     /* the L1: per SM (raw lines that give it), else the block's own (a
      * .traceg's blocks follow each other; l1 key 0, emptied per block) */
     int key = raw ? sm : 0;
-    int atomic = strncmp(op, "ATOM", 4) == 0 || strncmp(op, "RED", 3) == 0;
-    int cached = strstr(op, ".STRONG") == NULL;
-    for (int j = 0; j < nl; j++) {
-        if (k == K_READ || k == K_GENERIC_READ) {
-            im->st->load_sectors += l2_popcount8((uint8_t)t[j].sectors);
-            if (!cached)
-                continue;
-            int miss = l2_l1_load(&im->l1, key, t[j].line, t[j].sectors, e);
-            if (miss < 0)
-                return l2_prefix(e, "%s:%llu", L->name, (unsigned long long)L->no);
-            im->st->l1_sectors += l2_popcount8((uint8_t)(t[j].sectors & ~(unsigned)miss));
-            t[j].sectors = (unsigned)miss;
-        } else if (atomic) {
-            l2_l1_drop(&im->l1, key, t[j].line, t[j].sectors);
-        }
-    }
+    enum l2_l1_op l1op = k == K_READ || k == K_GENERIC_READ                          ? L2_L1_LOAD
+                         : strncmp(op, "ATOM", 4) == 0 || strncmp(op, "RED", 3) == 0 ? L2_L1_ATOMIC
+                                                                                     : L2_L1_STORE;
+    if (l1op == L2_L1_LOAD && strstr(op, ".STRONG"))
+        key = -1; /* a volatile or .cg load: past the L1 */
+    if (l2_l1_warp(&im->l1, key, l1op, t, (unsigned)nl, &im->st->l1, e) < 0)
+        return l2_prefix(e, "%s:%llu", L->name, (unsigned long long)L->no);
     struct l2_coal_access out[L2_COAL_MAX_OUT];
     int m = l2_coalesce_runs(t, (unsigned)nl, im->flags, out);
     struct l2_event ev;

@@ -41,11 +41,12 @@
 
 #include <stdint.h>
 
+#include "l1.h"
 #include "trace.h"
 
 struct l2_import_stats {
     uint64_t kernels, instructions, mem_instructions, accesses;
-    uint64_t load_sectors, l1_sectors; /* sectors loaded, and those the L1 model served */
+    struct l2_l1_count l1; /* load sectors, and those the L1 model served */
 };
 
 /* Writes the events of the trace at path to w.  flags: l2_coalesce's

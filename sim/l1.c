@@ -78,7 +78,9 @@ static int find(const struct l2_l1 *c, size_t s, uint64_t line)
     return -1;
 }
 
-int l2_l1_load(struct l2_l1 *c, int32_t sm, uint64_t line, unsigned sectors, l2_err *e)
+/* A load of `sectors` of `line` by SM sm: the sectors the L2 must serve
+ * (all of them with the filter off or sm < 0), which it then holds. */
+static int load(struct l2_l1 *c, int32_t sm, uint64_t line, unsigned sectors, l2_err *e)
 {
     if (!c->sets || sm < 0)
         return (int)sectors;
@@ -107,7 +109,8 @@ int l2_l1_load(struct l2_l1 *c, int32_t sm, uint64_t line, unsigned sectors, l2_
     return (int)miss;
 }
 
-void l2_l1_drop(struct l2_l1 *c, int32_t sm, uint64_t line, unsigned sectors)
+/* An atomic or reduction: drops the sectors. */
+static void drop(struct l2_l1 *c, int32_t sm, uint64_t line, unsigned sectors)
 {
     if (!c->sets || sm < 0 || (uint32_t)sm >= c->nsm)
         return;
@@ -115,4 +118,22 @@ void l2_l1_drop(struct l2_l1 *c, int32_t sm, uint64_t line, unsigned sectors)
     int w = find(c, s, line);
     if (w >= 0)
         c->valid[s + (unsigned)w] &= (uint8_t)~sectors;
+}
+
+int l2_l1_warp(struct l2_l1 *c, int32_t sm, enum l2_l1_op op, struct l2_coal_line *t, unsigned n,
+               struct l2_l1_count *k, l2_err *e)
+{
+    for (unsigned i = 0; i < n; i++) {
+        if (op == L2_L1_ATOMIC) {
+            drop(c, sm, t[i].line, t[i].sectors);
+        } else if (op == L2_L1_LOAD) {
+            int miss = load(c, sm, t[i].line, t[i].sectors, e);
+            if (miss < 0)
+                return -1;
+            k->loaded += l2_popcount8((uint8_t)t[i].sectors);
+            k->served += l2_popcount8((uint8_t)(t[i].sectors & ~(unsigned)miss));
+            t[i].sectors = (unsigned)miss;
+        }
+    }
+    return 0;
 }

@@ -24,6 +24,7 @@
 
 #include <stdint.h>
 
+#include "coalesce.h"
 #include "common.h"
 
 #define L2_L1_WAYS 16u
@@ -49,12 +50,23 @@ int l2_l1_init(struct l2_l1 *c, uint64_t bytes, l2_err *e);
 void l2_l1_free(struct l2_l1 *c);
 /* Empties every SM's cache. */
 void l2_l1_clear(struct l2_l1 *c);
-/* A load of `sectors` (bit s = sector s) of `line` (address / 128) by SM
- * sm: returns the sectors the L2 must serve, and fills them.  With the
- * filter off or sm < 0 it returns `sectors`.  -1 (and a reason in e): an
- * SM id of L2_L1_MAX_SMS or more, or out of memory. */
-int l2_l1_load(struct l2_l1 *c, int32_t sm, uint64_t line, unsigned sectors, l2_err *e);
-/* An atomic or reduction: drops the sectors. */
-void l2_l1_drop(struct l2_l1 *c, int32_t sm, uint64_t line, unsigned sectors);
+
+/* What a warp instruction does at the L1. */
+enum l2_l1_op { L2_L1_LOAD, L2_L1_STORE, L2_L1_ATOMIC };
+
+/* Load sectors seen, and those the L1 served. */
+struct l2_l1_count {
+    uint64_t loaded, served;
+};
+
+/* Passes the n lines of one warp instruction of SM sm (l2_coalesce_lines)
+ * through that SM's L1: a load leaves in each line's mask only the sectors
+ * the L1 lacks, and fills them; an atomic or reduction drops its sectors
+ * from the L1; a store changes nothing.  A load's sectors add to k.  With
+ * the filter off or sm < 0 a load passes whole (counted, not served).
+ * -1 (and a reason in e): an SM id of L2_L1_MAX_SMS or more, or out of
+ * memory. */
+int l2_l1_warp(struct l2_l1 *c, int32_t sm, enum l2_l1_op op, struct l2_coal_line *t, unsigned n,
+               struct l2_l1_count *k, l2_err *e);
 
 #endif

@@ -818,7 +818,7 @@ static int cmd_import(int argc, char **argv)
                 " on global memory) -> %" PRIu64 " accesses; the L1 served %" PRIu64 " of %" PRIu64
                 " load sectors\n",
                 prog, st.kernels, st.kernels == 1 ? "" : "s", st.instructions, st.mem_instructions, st.accesses,
-                st.l1_sectors, st.load_sectors);
+                st.l1.served, st.l1.loaded);
     }
     l2_bin_writer_free(w);
     l2_symtab_free(&syms);

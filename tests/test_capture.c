@@ -168,8 +168,8 @@ START_TEST(l1_serves_rereads)
                              "R 0x7f0000000000 32\n"
                              "kernel k grid=4,2,1 block=128,1,1\n"
                              "R 0x7f0000000000 32 sm=5\n");
-    ck_assert_uint_eq(c.load_sectors, 8 + 8 + 8 + 1 + 2 + 1 + 1);
-    ck_assert_uint_eq(c.l1_sectors, 8 + 1 + 1);
+    ck_assert_uint_eq(c.l1n.loaded, 8 + 8 + 8 + 1 + 2 + 1 + 1);
+    ck_assert_uint_eq(c.l1n.served, 8 + 1 + 1);
     finish(&c, &s);
 
     /* capacity: 256 KiB is 128 sets of 16 lines; a sweep of 2176 lines

@@ -79,7 +79,7 @@ START_TEST(l1_per_block)
              "'0010 ffffffff 1 R4 LDG.E 1 R2 4 1 0x7f0000000000 4 0' "
              "'0020 ffffffff 1 R4 LDG.E 1 R2 4 1 0x7f0000000000 4 0' "
              "'0030 00000001 1 R4 LDG.E.STRONG.GPU 1 R2 4 1 0x7f0000000000 4 0' "
-             "'0040 00000001 0 RED.E.ADD 2 R2 R4 4 1 0x7f0000000000 4 0' "
+             "'0040 00000001 0 RED.E.ADD.STRONG.GPU 2 R2 R4 4 1 0x7f0000000000 4 0' "
              "'0050 ffffffff 1 R4 LDG.E 1 R2 4 1 0x7f0000000000 4 0' '#END_TB' '#BEGIN_TB' "
              "'thread block = 1,0,0' 'warp = 0' "
              "'0010 00000001 1 R4 LDG.E 1 R2 4 1 0x7f0000000000 4 0' '#END_TB' > %s/kernel-1.traceg && "

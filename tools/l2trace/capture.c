@@ -35,7 +35,7 @@ void l2t_options_default(struct l2t_options *o)
 {
     memset(o, 0, sizeof *o);
     o->launch_end = UINT64_MAX;
-    o->l1_bytes = L2T_DEFAULT_L1;
+    o->l1_bytes = L2_L1_DEFAULT_BYTES;
 }
 
 static int parse_index(const char *s, size_t n, uint64_t *v, l2_err *e)
@@ -373,20 +373,14 @@ int l2t_on_warp(struct l2t_capture *c, const struct l2t_warp *w, l2_err *e)
     /* loads and L1 prefetches go through the SM's L1: only the sectors it
      * lacks reach the L2; atomics drop what it holds; prefetches to L2
      * and stores pass it by */
-    for (int i = 0; i < nl; i++) {
-        if (lines)
+    if (lines)
+        for (int i = 0; i < nl; i++)
             t[i].sectors = 0xfu;
-        if (op == OP_READ) {
-            int miss = l2_l1_load(&c->l1, sm, t[i].line, t[i].sectors, e);
-            if (miss < 0)
-                return -1;
-            c->load_sectors += (uint64_t)l2_popcount8((uint8_t)t[i].sectors);
-            c->l1_sectors += (uint64_t)l2_popcount8((uint8_t)(t[i].sectors & ~(unsigned)miss));
-            t[i].sectors = (unsigned)miss;
-        } else if (w->flags & L2T_F_READ) {
-            l2_l1_drop(&c->l1, sm, t[i].line, t[i].sectors);
-        }
-    }
+    enum l2_l1_op l1op = op == OP_READ                ? L2_L1_LOAD
+                         : w->flags & L2T_F_READ ? L2_L1_ATOMIC /* a write that reads: an atomic */
+                                                     : L2_L1_STORE;
+    if (op != OP_PREFETCH && l2_l1_warp(&c->l1, sm, l1op, t, (unsigned)nl, &c->l1n, e) < 0)
+        return -1;
     int n = l2_coalesce_runs(t, (unsigned)nl, lines ? 0 : c->opt.coal_flags, out);
     c->warps++;
     return emit_accesses(c, op, tag, sm, out, n, e);
@@ -569,7 +563,7 @@ void l2t_summary(const struct l2t_capture *c, char *buf, size_t n)
     if (c->opt.l1_bytes)
         PUT("l2trace: L1 of %" PRIu64 " KiB per SM in front of the L2 (--l1): %" PRIu64 " of %" PRIu64
             " load sectors served by it and not written\n",
-            c->opt.l1_bytes >> 10, c->l1_sectors, c->load_sectors);
+            c->opt.l1_bytes >> 10, c->l1n.served, c->l1n.loaded);
     else
         PUT("l2trace: no L1 in front of the L2 (--l1 0): every load sector is written\n");
     PUT("l2trace: %" PRIu64 " trace records (%" PRIu64 " bytes before compression), %" PRIu64 " allocations, %" PRIu64

@@ -30,11 +30,8 @@ struct l2t_options {
     uint64_t max_records;      /* warp records to write at most; 0: no limit */
     uint64_t max_bytes;        /* trace bytes (16 per record) at most; 0: no limit */
     unsigned coal_flags;       /* L2_COAL_MERGE_LINES or 0 */
-    uint64_t l1_bytes;         /* each SM's L1 in front of the L2 (sim/l1.h); 0: none */
+    uint64_t l1_bytes;         /* each SM's L1 in front of the L2 (sim/l1.h); 0: none; default L2_L1_DEFAULT_BYTES */
 };
-
-/* --l1 when not given (sim/l1.h). */
-#define L2T_DEFAULT_L1 L2_L1_DEFAULT_BYTES
 
 void l2t_options_default(struct l2t_options *o);
 /* Parses "A:B", "A:" or ":B" (launch indices, B exclusive) or "N" (only
@@ -80,7 +77,7 @@ struct l2t_capture {
     uint64_t allocs, frees, replaced, unknown_frees;
     uint64_t by_flag[4]; /* reads, writes, atomics, prefetches */
     struct l2_l1 l1;     /* the SMs' L1s (off when opt.l1_bytes is 0) */
-    uint64_t load_sectors, l1_sectors; /* sectors of loads, and those the L1 served */
+    struct l2_l1_count l1n; /* load sectors, and those the L1 served */
     const char *stopped; /* the limit that stopped the capture, or NULL */
     double t0;           /* start, seconds (CLOCK_MONOTONIC) */
 };
