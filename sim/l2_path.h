@@ -56,6 +56,17 @@ L2_PATH_FN unsigned l2_path_fill_line(struct l2 *l, const struct l2_cache *c, co
     return w;
 }
 
+/* The copy of `line` in a partition other than its home (cache nc, block
+ * nb, way w; w < 0: absent, filled with class cls) gets sectors `bits`. */
+L2_PATH_FN void l2_path_copy(struct l2 *l, const struct l2_cache *nc, const struct l2_geom g, uint32_t set,
+                             unsigned char *nb, int w, uint64_t line, enum l2_class cls, uint8_t bits,
+                             struct l2_outcome *out)
+{
+    if (w < 0)
+        w = (int)l2_path_fill_line(l, nc, g, set, nb, line, cls, out);
+    *l2_blk_valid(g, nb, (unsigned)w) |= bits;
+}
+
 /* Load or prefetch served by the home partition (c, block b): returns the
  * sectors it had. */
 L2_PATH_FN uint8_t l2_path_home_read(struct l2 *l, const struct l2_cache *c, const struct l2_geom g, uint32_t set,
@@ -126,12 +137,8 @@ L2_PATH_FN void l2_path_access(struct l2 *l, const struct l2_geom g, enum l2_op 
         uint8_t move = l->fill_mask[need];
         out->hit |= l2_path_home_read(l, hc, g, set, hb, line, move, prio, out) & need;
         out->line_miss &= need;
-        if (op == OP_READ && l->cfg.far_copy && prio != PRIO_NO_ALLOCATE) {
-            if (w < 0)
-                w = (int)l2_path_fill_line(l, nc, g, set, nb, line,
-                                           prio == PRIO_EVICT_FIRST ? CLS_FIRST : CLS_NORMAL, out);
-            *l2_blk_valid(g, nb, (unsigned)w) |= move;
-        }
+        if (op == OP_READ && l->cfg.far_copy && prio != PRIO_NO_ALLOCATE)
+            l2_path_copy(l, nc, g, set, nb, w, line, prio == PRIO_EVICT_FIRST ? CLS_FIRST : CLS_NORMAL, move, out);
         return;
     }
     case OP_WRITE: {
@@ -169,10 +176,8 @@ L2_PATH_FN void l2_path_access(struct l2 *l, const struct l2_geom g, enum l2_op 
             if (cw >= 0) {
                 out->near_hit = *l2_blk_valid(g, nb, (unsigned)cw) & mask;
                 l2_path_hit_line(g, nb, (unsigned)cw, prio, 1);
-            } else {
-                cw = (int)l2_path_fill_line(l, nc, g, set, nb, line, CLS_NORMAL, out);
             }
-            *l2_blk_valid(g, nb, (unsigned)cw) |= mask;
+            l2_path_copy(l, nc, g, set, nb, cw, line, CLS_NORMAL, mask, out);
         }
         for (unsigned p = 0; p < l->nparts; p++) {
             if (p == home || (copy && p == near))

@@ -278,8 +278,8 @@ static struct rk *new_kernel(struct l2_replay *r, const struct l2_event *ev, uin
     const uint64_t full = (uint64_t)r->sms * L2_SM_THREADS;
     uint64_t share = full;
     if (ev && ev->grid[0]) {
-        uint64_t per = ev->block[0] ? (uint64_t)ev->block[0] * ev->block[1] * ev->block[2] : L2_SM_THREADS;
-        uint64_t blocks = (uint64_t)ev->grid[0] * ev->grid[1] * ev->grid[2];
+        uint64_t per = ev->block[0] ? l2_dims_count(ev->block) : L2_SM_THREADS;
+        uint64_t blocks = l2_dims_count(ev->grid);
         share = blocks > full / per ? full : blocks * per;
     }
     k->demand = share;

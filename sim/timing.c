@@ -4,6 +4,7 @@
  * histograms.  See timing.h for the model.
  */
 #include "timing.h"
+#include "trace.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -123,10 +124,9 @@ int l2_timing_kernel(struct l2_timing *t, struct l2_ktime *kt, uint32_t index, l
 
 uint32_t l2_kernel_warps(const struct l2_config *cfg, const uint32_t grid[3], const uint32_t block[3])
 {
-    if (!grid[0] || !block[0])
+    uint64_t blocks = l2_dims_count(grid), threads = l2_dims_count(block);
+    if (!blocks || !threads)
         return 0;
-    uint64_t blocks = (uint64_t)grid[0] * (grid[1] ? grid[1] : 1) * (grid[2] ? grid[2] : 1);
-    uint64_t threads = (uint64_t)block[0] * (block[1] ? block[1] : 1) * (block[2] ? block[2] : 1);
     uint64_t per_sm = (blocks + cfg->sms - 1) / cfg->sms, warps = per_sm * ((threads + 31) / 32);
     return (uint32_t)(warps < cfg->sm_warps ? warps : cfg->sm_warps);
 }

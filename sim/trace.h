@@ -71,6 +71,14 @@ struct l2_event {
     };
 };
 
+/* A kernel line's blocks (d = grid) or threads per block (d = block): the
+ * product of its dimensions, which the readers give all or none of; 0 when
+ * not given. */
+static inline uint64_t l2_dims_count(const uint32_t d[3])
+{
+    return (uint64_t)d[0] * d[1] * d[2];
+}
+
 /* The optional issue time of an access (`@CYCLE` in text, a cycle record
  * before the access in binary): SM cycles after the start of its kernel,
  * at most L2_MAX_CYCLE.  Readers and code that zero an event leave it
