@@ -999,17 +999,16 @@ int main(int argc, char** argv) {
           // each measured kernel's first block start and last block end, from the earliest start
           size_t j = 0;
           for (size_t m = 0; m < tblocks.size(); m++) {
-            unsigned long long s0 = ~0ull, e0 = 0;
+            unsigned long long s0 = ~0ull;
             std::vector<unsigned long long> ends;
             for (int q = 0; q < tblocks[m]; q++, j++) {
               s0 = std::min(s0, tb[kTimeWords * j]);
-              e0 = std::max(e0, tb[kTimeWords * j + 1]);
               ends.push_back(tb[kTimeWords * j + 1] - a);
             }
             std::sort(ends.begin(), ends.end());
             printf("measured_kernel=%zu start_ns=%llu end_ns=%llu rep=%d median_end_ns=%llu p10_end_ns=%llu "
                    "p90_end_ns=%llu\n",
-                   m + 1, s0 - a, e0 - a, rep, ends[ends.size() / 2], ends[ends.size() / 10],
+                   m + 1, s0 - a, ends.back(), rep, ends[ends.size() / 2], ends[ends.size() / 10],
                    ends[ends.size() * 9 / 10]);
           }
         }

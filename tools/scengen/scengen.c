@@ -811,7 +811,7 @@ static inline void emit_rec(char op, uint64_t addr, const struct tails *t, unsig
  * instruction per iteration, and by a proportionally smaller number of
  * iterations when it issues several (add: three, rmw: two; fitted: the
  * blocks of an add loop end further apart than a load loop's, so this is
- * not their measured drift, tools/hwprobe/drift.sh).  A store-only loop
+ * not their measured drift, tools/hwprobe/rows/drift.csv).  A store-only loop
  * waits for nothing and drifts further: `store_jitter` iterations.  Both
  * were fitted to the H100 capacity rows: loads of 32-40 MiB read twice
  * (P04, P05, N16-N18), stores then loads of 30-40 MiB (S01-S04, N31, N32),
@@ -1016,9 +1016,9 @@ static void emit_trace(const struct step *v, size_t n, const char *setaside_text
           "F=0x7e0200000000 (512 MiB)\n");
     if (setaside_line)
         oprintf("%s\n", setaside_line);
-    /* every kernel line gives the grid and block; a row with a second stream
-     * also names every kernel's stream (the
-     * row's own stream is 1, not the legacy default stream 0) */
+    /* every kernel line gives its grid and block; a row with a second
+     * stream also names every kernel's stream (the row's own stream is 1,
+     * not the legacy default stream 0) */
     bool streams = false;
     for (size_t k = 0; k < n; k++)
         streams |= v[k].stream == 2;
@@ -1031,7 +1031,7 @@ static void emit_trace(const struct step *v, size_t n, const char *setaside_text
         case STEP_FLUSH:
             oputs("reset\n");
             for (int r = 0; r < 2; r++) {
-                oputs(streams ? "kernel flush stream=1 grid=528 block=512\n" : "kernel flush grid=528 block=512\n");
+                oprintf("kernel flush%s grid=%u block=512\n", streams ? " stream=1" : "", NBLOCKS);
                 emit_sweep(DO_LD, buffers[BUF_F].base, buffers[BUF_F].bytes, NULL, NBLOCKS);
             }
             if (streams)
