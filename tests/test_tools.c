@@ -104,7 +104,7 @@ END_TEST
 START_TEST(scengen_drift_by_loop)
 {
     const char *g = tests_built("scengen");
-    char cmd[1024];
+    char cmd[2048];
     const char *awk = "awk 'function hex(x,  v, j) { v = 0; for (j = 1; j <= length(x); j++) "
                       "v = v * 16 + index(\"0123456789abcdef\", substr(x, j, 1)) - 1; return v } "
                       "/^[RW] / { a = hex(substr($2, 7)); if (a >= 33554432) next; "
