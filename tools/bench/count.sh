@@ -1,13 +1,18 @@
 #!/bin/sh
 # count.sh BUILD - instructions per line operation of BUILD/l2sim, counted by
 # valgrind's callgrind (exact and repeatable, unlike times on a shared
-# machine): the first 300,000 lines of the 5,000,000-access benchmark traces
-# (tracegen bench 5000000 and tracegen embed 5000000, made here if missing),
-# converted to binary, run with configs/h100.cfg with one and with two
-# threads, and the yardstick (tools/bench/yardstick.c) over the same prefix,
-# which also counts the line operations (one lookup per 128-byte line an
-# access touches).  The counts include start-up (clearing the tag arrays)
-# and the report.
+# machine): the first 300,000 and the first 600,000 lines of the
+# 5,000,000-access benchmark traces (tracegen bench 5000000 and tracegen
+# embed 5000000, made here if missing), converted to binary, run with
+# configs/h100.cfg with one and with two threads, and the yardstick
+# (tools/bench/yardstick.c) over the same prefixes, which also counts the
+# line operations (one lookup per 128-byte line an access touches).
+#
+# Per line op, two figures: "all" divides the whole count of the shorter
+# prefix, start-up (clearing the tag arrays) and report included; "marginal"
+# divides the difference between the two prefixes' counts by the difference
+# of their line ops, which leaves out everything a run does once.  Both
+# count the decoding thread too.
 #
 # shellcheck disable=SC2086,SC2046
 set -eu
@@ -22,21 +27,27 @@ cc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L $(grep -o -- '-march=[^ ]*\|-mno-avx51
 # ir CMD...: the instructions callgrind counts for CMD
 ir() { valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null | sed -n 's/.*Collected : \([0-9]*\).*/\1/p'; }
 per() { awk -v i="$1" -v a="$2" 'BEGIN { printf "%.0f", i / a }'; }
+# line NAME ALL1 ALL2: the report line of a program counted over both prefixes
+line() {
+    echo "$1: $2 instructions, $ACC accesses, $L1 line ops: $(per "$2" "$ACC") per access;" \
+        "per line op $(per "$2" "$L1") all, $(per "$(($3 - $2))" "$((L2 - L1))") marginal"
+}
 for kind in bench embed; do
     TRACE=$DIR/$kind-5000000.trace
-    PREFIX=$DIR/$kind-prefix-300000.l2b
     if [ ! -s "$TRACE" ]; then
         "$BUILD/tracegen" $kind 5000000 >"$TRACE.tmp"
         mv "$TRACE.tmp" "$TRACE"
     fi
-    head -n 300000 "$TRACE" | "$BUILD/l2sim" convert - "$PREFIX"
-    ACCESSES=$(head -n 300000 "$TRACE" | grep -c '^[RWPAD] ')
-    LINES=$("$DIR/yardstick" "$PREFIX" | awk '{ print $2 }')
-    for threads in 1 2; do
-        n=$(ir "$BUILD/l2sim" run --threads $threads --config configs/h100.cfg "$PREFIX")
-        echo "$kind, threads $threads: $n instructions, $ACCESSES accesses, $LINES line ops:" \
-            "$(per "$n" "$ACCESSES") per access, $(per "$n" "$LINES") per line op"
+    for n in 300000 600000; do
+        head -n $n "$TRACE" | "$BUILD/l2sim" convert - "$DIR/$kind-prefix-$n.l2b"
     done
-    n=$(ir "$DIR/yardstick" "$PREFIX")
-    echo "$kind, yardstick: $n instructions: $(per "$n" "$LINES") per line op"
+    P1=$DIR/$kind-prefix-300000.l2b P2=$DIR/$kind-prefix-600000.l2b
+    ACC=$(head -n 300000 "$TRACE" | grep -c '^[RWPAD] ')
+    L1=$("$DIR/yardstick" "$P1" | awk '{ print $2 }')
+    L2=$("$DIR/yardstick" "$P2" | awk '{ print $2 }')
+    for threads in 1 2; do
+        run="$BUILD/l2sim run --threads $threads --config configs/h100.cfg"
+        line "$kind, threads $threads" "$(ir $run "$P1")" "$(ir $run "$P2")"
+    done
+    line "$kind, yardstick" "$(ir "$DIR/yardstick" "$P1")" "$(ir "$DIR/yardstick" "$P2")"
 done
