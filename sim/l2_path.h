@@ -25,14 +25,22 @@ static const uint8_t l2_path_class_of_prio_fill[L2_NPRIO] = {
     [PRIO_EVICT_UNCHANGED] = CLS_NORMAL, [PRIO_NO_ALLOCATE] = CLS_NORMAL,
 };
 
-/* A hit on way w of block b: the line becomes its set's most recently
- * used and takes the class the hint sets (a copy is never evict_last). */
-L2_PATH_FN void l2_path_hit_line(const struct l2_geom g, unsigned char *b, unsigned w, enum l2_prio prio, int copy)
+/* A hit on way w of block b in a set of cache c: the line becomes its
+ * set's most recently used and takes the class the hint sets (a copy is
+ * never evict_last), except that an evict_first hit leaves an evict_last
+ * line evict_last while its set holds no more of them than the quota
+ * (measured: a hot evict_last set read by warps whose hint is evict_first
+ * keeps as much as under evict_unchanged at the maximum set-aside, Z08 and
+ * Z09, and loses as much as under evict_normal at set-aside 0, Z02 and
+ * Z03). */
+L2_PATH_FN void l2_path_hit_line(const struct l2_cache *c, const struct l2_geom g, unsigned char *b, unsigned w,
+                                 enum l2_prio prio, int copy)
 {
     l2_blk_touch(g, b, w);
     switch (prio) {
     case PRIO_EVICT_FIRST:
-        l2_blk_set_cls(g, b, w, CLS_FIRST);
+        if (l2_blk_cls(g, b, w) != CLS_LAST || (uint32_t)l2_popcount32(l2_blk_meta(g, b)->last) > c->quota)
+            l2_blk_set_cls(g, b, w, CLS_FIRST);
         break;
     case PRIO_EVICT_NORMAL:
         l2_blk_set_cls(g, b, w, CLS_NORMAL);
@@ -77,7 +85,7 @@ L2_PATH_FN uint8_t l2_path_home_read(struct l2 *l, const struct l2_cache *c, con
     uint8_t have = 0;
     if (w >= 0) {
         have = *l2_blk_valid(g, b, (unsigned)w) & need;
-        l2_path_hit_line(g, b, (unsigned)w, prio, 0);
+        l2_path_hit_line(c, g, b, (unsigned)w, prio, 0);
     }
     uint8_t miss = need & (uint8_t)~have;
     if (miss) {
@@ -118,7 +126,7 @@ L2_PATH_FN void l2_path_access(struct l2 *l, const struct l2_geom g, enum l2_op 
         if (w >= 0) {
             have = *l2_blk_valid(g, nb, (unsigned)w) & mask;
             if (have)
-                l2_path_hit_line(g, nb, (unsigned)w, prio, 1);
+                l2_path_hit_line(nc, g, nb, (unsigned)w, prio, 1);
         }
         out->near_hit = have;
         uint8_t need = mask & (uint8_t)~have;
@@ -128,7 +136,7 @@ L2_PATH_FN void l2_path_access(struct l2 *l, const struct l2_geom g, enum l2_op 
              * sectors remain to be read) */
             int hw = l2_blk_find(g, hb, line);
             if (hw >= 0)
-                l2_path_hit_line(g, hb, (unsigned)hw, prio, 0);
+                l2_path_hit_line(hc, g, hb, (unsigned)hw, prio, 0);
             return;
         }
         /* between partitions data moves in dram_atom granules: the home
@@ -154,7 +162,7 @@ L2_PATH_FN void l2_path_access(struct l2 *l, const struct l2_geom g, enum l2_op 
         int w = l2_blk_find(g, hb, line);
         if (w >= 0) {
             out->hit = *l2_blk_valid(g, hb, (unsigned)w) & mask;
-            l2_path_hit_line(g, hb, (unsigned)w, prio, 0);
+            l2_path_hit_line(hc, g, hb, (unsigned)w, prio, 0);
         } else {
             out->line_miss = mask;
             if (prio == PRIO_NO_ALLOCATE)
@@ -175,7 +183,7 @@ L2_PATH_FN void l2_path_access(struct l2 *l, const struct l2_geom g, enum l2_op 
             int cw = l2_blk_find(g, nb, line);
             if (cw >= 0) {
                 out->near_hit = *l2_blk_valid(g, nb, (unsigned)cw) & mask;
-                l2_path_hit_line(g, nb, (unsigned)cw, prio, 1);
+                l2_path_hit_line(nc, g, nb, (unsigned)cw, prio, 1);
             }
             l2_path_copy(l, nc, g, set, nb, cw, line, CLS_NORMAL, mask, out);
         }

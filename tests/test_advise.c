@@ -123,7 +123,9 @@ END_TEST
 START_TEST(advise_cli)
 {
     char *out;
-    ck_assert_int_eq(tests_cli("advise --config configs/h100.cfg --top 2 traces/update.trace", &out), 0);
+    ck_assert_int_eq(
+        tests_cli("advise --config configs/h100.cfg --policy traces/update-plain.policy --top 2 traces/update.trace", &out),
+        0);
     ASSERT_CONTAINS(out, "search: 4 of 5 buffers with traffic considered;");
     ASSERT_CONTAINS(out, "\nsuggestion 1: ");
     ASSERT_CONTAINS(out, "\nsuggestion 2: ");
@@ -132,7 +134,7 @@ START_TEST(advise_cli)
     ASSERT_CONTAINS(out, "cuda::annotated_ptr<T, cuda::access_property::");
     ASSERT_CONTAINS(out, "caveats:");
     free(out);
-    ck_assert_int_eq(tests_cli("advise --json --config configs/h100.cfg traces/update.trace | python3 -c 'import "
+    ck_assert_int_eq(tests_cli("advise --json --config configs/h100.cfg --policy traces/update-plain.policy traces/update.trace | python3 -c 'import "
                                "json,sys; d=json.load(sys.stdin); print(len(d[\"suggestions\"]), d[\"baseline\"]"
                                "[\"dram_bytes\"] > d[\"suggestions\"][0][\"dram_bytes\"])'",
                                &out),

@@ -344,6 +344,27 @@ START_TEST(hit_priority_updates)
 }
 END_TEST
 
+/* An evict_first hit leaves an evict_last line evict_last while its set
+ * holds no more of them than the quota, and demotes it beyond. */
+START_TEST(first_hit_keeps_protected_last)
+{
+    struct l2 l;
+    tiny(&l, 1, NULL);
+    ck_assert_uint_eq(l.quota, 1);
+    uint64_t v[12];
+    lines_in_set(&l, 3, -1, 12, v);
+    acc(&l, OP_READ, PRIO_EVICT_LAST, v[0], 0xf, -1);
+    acc(&l, OP_READ, PRIO_EVICT_FIRST, v[0], 0xf, -1);
+    ck_assert_uint_eq(l2_cache_cls(&l.part[0], resident(&l, 0, v[0])), CLS_LAST);
+    ck_assert(survives(&l, v[0], v + 2, 5));
+    acc(&l, OP_READ, PRIO_EVICT_LAST, v[1], 0xf, -1); /* two LAST lines: beyond the quota */
+    acc(&l, OP_READ, PRIO_EVICT_FIRST, v[0], 0xf, -1);
+    ck_assert_uint_eq(l2_cache_cls(&l.part[0], resident(&l, 0, v[0])), CLS_FIRST);
+    ck_assert_uint_eq(l2_cache_cls(&l.part[0], resident(&l, 0, v[1])), CLS_LAST);
+    l2_free(&l);
+}
+END_TEST
+
 START_TEST(no_allocate_does_not_fill)
 {
     struct l2 l;
@@ -822,6 +843,7 @@ Suite *l2_suite(void)
     tcase_add_test(tc, discard_drops);
     tcase_add_test(tc, applypriority_demotes);
     tcase_add_test(tc, hit_priority_updates);
+    tcase_add_test(tc, first_hit_keeps_protected_last);
     tcase_add_test(tc, no_allocate_does_not_fill);
     tcase_add_test(tc, prefetch_fills);
     tcase_add_test(tc, quota_ways);
