@@ -15,21 +15,30 @@ int l2_cache_init(struct l2_cache *c, uint32_t sets, uint32_t ways, l2_err *e)
     c->sets = sets;
     c->g = l2_geom_of(ways);
     c->mem = l2_alloc_table((size_t)sets * c->g.set_bytes);
-    if (!c->mem)
+    if (!c->mem) {
+        l2_cache_free(c);
         return l2_fail(e, "out of memory for a %u x %u tag array", sets, ways);
+    }
+    c->fifo = 1;
     l2_cache_clear(c);
-    return 0;
+    return l2_cache_group(c, 0, e);
 }
 
 void l2_cache_free(struct l2_cache *c)
 {
     free(c->mem);
+    free(c->q);
+    free(c->qe);
+    free(c->qtmp);
+    free(c->qpos);
     memset(c, 0, sizeof *c);
 }
 
 void l2_cache_clear(struct l2_cache *c)
 {
     memset(c->mem, 0, (size_t)c->sets * c->g.set_bytes);
+    if (c->q)
+        memset(c->q, 0, ((size_t)((c->sets - 1) >> c->qshift) + 1) * sizeof *c->q);
     for (uint32_t s = 0; s < c->sets; s++) {
         uint8_t *r = l2_set_base_g(c, c->g, s) + c->g.off_rank;
         for (uint32_t w = 0; w < c->g.ways; w++)
@@ -41,4 +50,115 @@ void l2_cache_demote_all(struct l2_cache *c)
 {
     for (uint32_t s = 0; s < c->sets; s++)
         l2_set_meta_g(c, c->g, l2_slot(s, 0))->last = 0;
+    memset(c->q, 0, ((size_t)((c->sets - 1) >> c->qshift) + 1) * sizeof *c->q);
+}
+
+int l2_cache_group(struct l2_cache *c, unsigned qshift, l2_err *e)
+{
+    const uint32_t gsets = c->sets < (UINT32_C(1) << qshift) ? c->sets : UINT32_C(1) << qshift;
+    const size_t groups = ((size_t)(c->sets - 1) >> qshift) + 1;
+    /* twice the lines a group can hold: compacting a full ring frees half */
+    const uint32_t cap = 2 * gsets * c->g.ways;
+    struct l2_lastq *q = calloc(groups, sizeof *q);
+    uint64_t *qe = malloc(groups * cap * sizeof *qe), *qtmp = malloc(cap * sizeof *qtmp);
+    uint32_t *qpos = c->qpos ? c->qpos : calloc((size_t)c->sets * c->g.ways, sizeof *qpos);
+    if (!q || !qe || !qtmp || !qpos) {
+        free(q);
+        free(qe);
+        free(qtmp);
+        if (qpos != c->qpos)
+            free(qpos);
+        return l2_fail(e, "out of memory for the set-aside queues of %u sets", c->sets);
+    }
+    free(c->q);
+    free(c->qe);
+    free(c->qtmp);
+    c->q = q;
+    c->qe = qe;
+    c->qtmp = qtmp;
+    c->qpos = qpos;
+    c->qcap = cap;
+    c->qshift = qshift;
+    return 0;
+}
+
+/* Whether entry x of group gi names a line that is still LAST and was not
+ * queued since, and its set and way. */
+static int entry_live(const struct l2_cache *c, uint32_t gi, uint64_t x, uint32_t *set, unsigned *w)
+{
+    *set = (gi << c->qshift) + (uint32_t)((x & UINT32_MAX) >> L2_WAY_BITS);
+    *w = (unsigned)(x & ((1u << L2_WAY_BITS) - 1));
+    const struct l2_set_meta *m = l2_set_meta_g(c, c->g, l2_slot(*set, 0));
+    return (m->last >> *w) & 1 && c->qpos[(size_t)*set * c->g.ways + *w] == (uint32_t)(x >> 32);
+}
+
+/* The quota of group gi: quota ways in each of its sets. */
+static uint32_t group_quota(const struct l2_cache *c, uint32_t gi)
+{
+    uint32_t lo = gi << c->qshift, n = c->sets - lo;
+    return c->quota * (n < (UINT32_C(1) << c->qshift) ? n : UINT32_C(1) << c->qshift);
+}
+
+/* Demotes group gi's oldest LAST lines while it holds more than its quota. */
+static void demote_oldest(const struct l2_cache *c, uint32_t gi)
+{
+    struct l2_lastq *q = &c->q[gi];
+    uint64_t *ring = c->qe + (size_t)gi * c->qcap;
+    const uint32_t limit = group_quota(c, gi);
+    while (q->n > limit && q->len) {
+        uint64_t x = ring[q->head];
+        q->head = q->head + 1 == c->qcap ? 0 : q->head + 1;
+        q->len--;
+        uint32_t set;
+        unsigned w;
+        if (entry_live(c, gi, x, &set, &w)) {
+            l2_set_meta_g(c, c->g, l2_slot(set, 0))->last &= ~(UINT32_C(1) << w);
+            q->n--;
+        }
+    }
+}
+
+void l2_cache_last_in(const struct l2_cache *c, uint32_t set, unsigned w, int fresh)
+{
+    const uint32_t gi = set >> c->qshift;
+    struct l2_lastq *q = &c->q[gi];
+    uint64_t *ring = c->qe + (size_t)gi * c->qcap;
+    if (q->len == c->qcap) {
+        /* full: keep the live entries, in order (a line queued twice
+         * keeps both: when every entry is live the oldest goes) */
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < q->len; i++) {
+            uint64_t x = ring[(q->head + i) % c->qcap];
+            uint32_t s;
+            unsigned v;
+            if (entry_live(c, gi, x, &s, &v))
+                c->qtmp[n++] = x;
+        }
+        memcpy(ring, c->qtmp, n * sizeof *ring);
+        q->head = 0;
+        q->len = n;
+        if (n == c->qcap) {
+            uint32_t s;
+            unsigned v;
+            entry_live(c, gi, ring[0], &s, &v);
+            l2_set_meta_g(c, c->g, l2_slot(s, 0))->last &= ~(UINT32_C(1) << v);
+            q->n--;
+            q->head = 1;
+            q->len--;
+        }
+    }
+    c->qpos[(size_t)set * c->g.ways + w] = q->seq;
+    ring[(q->head + q->len) % c->qcap] =
+        (uint64_t)q->seq++ << 32 | (uint64_t)(set - (gi << c->qshift)) << L2_WAY_BITS | w;
+    q->len++;
+    q->n += fresh != 0;
+    if (c->fifo)
+        demote_oldest(c, gi);
+}
+
+void l2_cache_trim(const struct l2_cache *c)
+{
+    if (c->fifo)
+        for (uint32_t gi = 0; gi <= (c->sets - 1) >> c->qshift; gi++)
+        demote_oldest(c, gi);
 }

@@ -11,11 +11,19 @@
  *  - Victim choice in a full set: an invalid way if any; else, once the
  *    set holds first_ways FIRST lines, the least recently used FIRST line
  *    (so a stream of evict_first fills cycles through first_ways ways of
- *    each set); else the least recently used of the NORMAL and FIRST lines
- *    together with the LAST lines when the set holds more of them than its
- *    quota (LAST lines beyond the quota compete like normal ones); else
- *    the least recently used LAST line.  The quota is the persisting
- *    set-aside expressed in ways.
+ *    each set); else the least recently used of the NORMAL and FIRST
+ *    lines; else the least recently used LAST line.
+ *  - A set-aside holds the LAST lines: a group of 2^qshift consecutive
+ *    sets holds at most quota (the set-aside in ways) x its sets of them,
+ *    and a line that becomes LAST beyond that demotes the group's least
+ *    recently used LAST line to NORMAL (measured on the H100: of
+ *    persisting data larger than the set-aside, a normal stream leaves
+ *    exactly the set-aside's size, and of two persisting buffers the
+ *    later one whole; calibration/h100/fidelity.md).  Without a set-aside
+ *    (fifo 0) the quota is the floor, per set: a set holding more LAST
+ *    lines than that lets them compete like normal ones (measured: 2 and
+ *    4 MiB of persisting data at set-aside 0 lose what per-set counts
+ *    predict, P60 and P61).
  *  - Every lookup that finds the line makes it the most recently used.
  *  - The cache itself knows nothing of DRAM: callers read the evicted
  *    line's dirty mask before installing a new one.
@@ -95,11 +103,29 @@ static inline struct l2_geom l2_geom_of(uint32_t ways)
     return g;
 }
 
+/* The LAST lines of a group of sets, least recently used first: a ring of
+ * entries (a sequence number << 32 | set within the group << 5 | way),
+ * some stale (the line left, is no longer LAST, or was queued again: a
+ * live entry's number is its way's qpos). */
+struct l2_lastq {
+    uint32_t n;    /* LAST lines in the group */
+    uint32_t head; /* the oldest entry */
+    uint32_t len;  /* entries */
+    uint32_t seq;  /* the number of the next entry */
+};
+
 struct l2_cache {
     uint32_t sets;
     struct l2_geom g;
     unsigned char *mem;  /* sets x g.set_bytes, 64-byte aligned */
-    uint32_t quota;      /* LAST ways per set protected from normal victims */
+    uint32_t quota;      /* the set-aside in ways: a group of n sets holds at most quota x n LAST lines */
+    int fifo;            /* 1: the quota is the group's (a set-aside); 0: each set's (the floor) */
+    unsigned qshift;     /* a group: 2^qshift consecutive sets (l2_cache_group) */
+    uint32_t *qpos;      /* by set x ways + way: the number of the way's latest entry */
+    struct l2_lastq *q;  /* each group's LAST lines, oldest first */
+    uint64_t *qe;        /* their entries: qcap per group */
+    uint64_t *qtmp;      /* qcap entries of room to compact a ring */
+    uint32_t qcap;
     uint32_t first_ways; /* FIRST lines a set holds before they are its first victims */
     uint32_t first_frac; /* a share first_frac / 2^16 of the sets allows first_ways + 1 */
 };
@@ -110,6 +136,17 @@ void l2_cache_free(struct l2_cache *c);
 void l2_cache_clear(struct l2_cache *c);
 /* Demotes every LAST line to NORMAL (cudaCtxResetPersistingL2Cache). */
 void l2_cache_demote_all(struct l2_cache *c);
+/* Applies the quota over groups of 2^qshift consecutive sets (0, the
+ * default: every set alone); the cache must hold no LAST line. */
+int l2_cache_group(struct l2_cache *c, unsigned qshift, l2_err *e);
+/* Way w of set `set` became LAST (fresh) or, LAST, was used again:
+ * queues it as the group's most recently used and, while the group holds
+ * more LAST lines than its quota (fifo), demotes the least recently used
+ * to NORMAL. */
+void l2_cache_last_in(const struct l2_cache *c, uint32_t set, unsigned w, int fresh);
+/* Demotes the oldest LAST lines of every group beyond its quota (after
+ * the quota changed). */
+void l2_cache_trim(const struct l2_cache *c);
 
 /* ---- slots and the arrays of a set ---- */
 
@@ -158,12 +195,34 @@ static inline enum l2_class l2_blk_cls(const struct l2_geom g, const unsigned ch
     return (m->first >> w) & 1 ? CLS_FIRST : (m->last >> w) & 1 ? CLS_LAST : CLS_NORMAL;
 }
 
-static inline void l2_blk_set_cls(const struct l2_geom g, unsigned char *b, unsigned w, enum l2_class cls)
+/* Whether the LAST lines of the set whose block is b are protected: with
+ * a set-aside always (its queue keeps them within the quota), else while
+ * the set holds no more of them than the quota. */
+static inline int l2_blk_last_protected(const struct l2_cache *c, const struct l2_geom g, unsigned char *b)
+{
+    return c->fifo || (uint32_t)l2_popcount32(l2_blk_meta(g, b)->last) <= c->quota;
+}
+
+/* The set whose block is b. */
+static inline uint32_t l2_blk_set(const struct l2_cache *c, const struct l2_geom g, const unsigned char *b)
+{
+    return (uint32_t)((size_t)(b - c->mem) / g.set_bytes);
+}
+
+/* Sets the class of way w (its tag already in place); a line that becomes
+ * LAST joins its group's queue (l2_cache_last_in). */
+static inline void l2_blk_set_cls(const struct l2_cache *c, const struct l2_geom g, unsigned char *b, unsigned w,
+                                  enum l2_class cls)
 {
     struct l2_set_meta *m = l2_blk_meta(g, b);
     uint32_t bit = UINT32_C(1) << w;
+    uint32_t was = m->last & bit, now = cls == CLS_LAST ? bit : 0;
     m->first = (m->first & ~bit) | (cls == CLS_FIRST ? bit : 0);
-    m->last = (m->last & ~bit) | (cls == CLS_LAST ? bit : 0);
+    m->last = (m->last & ~bit) | now;
+    if (now && !was)
+        l2_cache_last_in(c, l2_blk_set(c, g, b), w, 1);
+    else if (was && !now)
+        c->q[l2_blk_set(c, g, b) >> c->qshift].n--;
 }
 
 /* Hints the CPU to fetch a set's block. */
@@ -235,22 +294,29 @@ static inline void l2_blk_touch(const struct l2_geom g, unsigned char *b, unsign
 }
 
 /* Installs `tag` in way w (already chosen and written back), empty. */
-static inline void l2_blk_install(const struct l2_geom g, unsigned char *b, unsigned w, uint64_t tag,
-                                  enum l2_class cls)
+static inline void l2_blk_install(const struct l2_cache *c, const struct l2_geom g, unsigned char *b, unsigned w,
+                                  uint64_t tag, enum l2_class cls)
 {
+    struct l2_set_meta *m = l2_blk_meta(g, b);
+    if (m->last >> w & 1) { /* the evicted line leaves the set-aside */
+        m->last &= ~(UINT32_C(1) << w);
+        c->q[l2_blk_set(c, g, b) >> c->qshift].n--;
+    }
     ((uint32_t *)(void *)b)[w] = (uint32_t)tag;
     ((uint32_t *)(void *)(b + g.off_hi))[w] = (uint32_t)(tag >> 32);
     b[g.off_valid + w] = 0;
     b[g.off_dirty + w] = 0;
-    l2_blk_meta(g, b)->occ |= UINT32_C(1) << w;
-    l2_blk_set_cls(g, b, w, cls);
+    m->occ |= UINT32_C(1) << w;
+    l2_blk_set_cls(c, g, b, w, cls);
     l2_blk_touch(g, b, w);
 }
 
-static inline void l2_blk_drop(const struct l2_geom g, unsigned char *b, unsigned w)
+static inline void l2_blk_drop(const struct l2_cache *c, const struct l2_geom g, unsigned char *b, unsigned w)
 {
     struct l2_set_meta *m = l2_blk_meta(g, b);
     uint32_t bit = UINT32_C(1) << w;
+    if (m->last & bit)
+        c->q[l2_blk_set(c, g, b) >> c->qshift].n--;
     m->occ &= ~bit;
     m->first &= ~bit;
     m->last &= ~bit;
@@ -311,10 +377,10 @@ static inline unsigned l2_blk_victim(const struct l2_cache *c, const struct l2_g
      * evict_first lines go first (rank 0) once the set holds first_ways
      * of them (one more in a first_frac share of the sets); below that
      * they age like normal lines (rank 1), and so do evict_last lines
-     * beyond the quota; evict_last lines within the quota go last (2). */
+     * beyond the floor at set-aside 0; evict_last lines go last (2). */
     uint32_t nfirst = (uint32_t)l2_popcount32(m->first);
     uint32_t cap = l2_cache_first_cap(c, set);
-    uint32_t rank2 = (uint32_t)l2_popcount32(m->last) > c->quota ? 0 : m->last;
+    uint32_t rank2 = c->fifo || (uint32_t)l2_popcount32(m->last) <= c->quota ? m->last : 0;
     uint32_t cand = nfirst && nfirst >= cap ? m->first : g.all & ~rank2;
     if (!cand)
         cand = rank2;
@@ -346,7 +412,7 @@ static inline enum l2_class l2_cache_cls_g(const struct l2_cache *c, const struc
 static inline void l2_cache_set_cls_g(const struct l2_cache *c, const struct l2_geom g, uint64_t slot,
                                       enum l2_class cls)
 {
-    l2_blk_set_cls(g, l2_set_block_g(c, g, slot), l2_slot_way(slot), cls);
+    l2_blk_set_cls(c, g, l2_set_block_g(c, g, slot), l2_slot_way(slot), cls);
 }
 
 /* Line held by a slot, L2_TAG_NONE when the way is empty. */
@@ -376,12 +442,12 @@ static inline void l2_cache_touch_g(const struct l2_cache *c, const struct l2_ge
 static inline void l2_cache_install_g(const struct l2_cache *c, const struct l2_geom g, uint64_t slot, uint64_t tag,
                                       enum l2_class cls)
 {
-    l2_blk_install(g, l2_set_block_g(c, g, slot), l2_slot_way(slot), tag, cls);
+    l2_blk_install(c, g, l2_set_block_g(c, g, slot), l2_slot_way(slot), tag, cls);
 }
 
 static inline void l2_cache_drop_g(const struct l2_cache *c, const struct l2_geom g, uint64_t slot)
 {
-    l2_blk_drop(g, l2_set_block_g(c, g, slot), l2_slot_way(slot));
+    l2_blk_drop(c, g, l2_set_block_g(c, g, slot), l2_slot_way(slot));
 }
 
 /* Slot of the victim for a fill into `set`. */

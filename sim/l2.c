@@ -47,6 +47,10 @@ int l2_init(struct l2 *l, const struct l2_config *cfg, l2_err *e)
         }
         l->part[p].first_ways = (uint32_t)cfg->first_ways;
         l->part[p].first_frac = (uint32_t)((cfg->first_ways - (double)(uint32_t)cfg->first_ways) * 65536.0);
+        if (l2_cache_group(&l->part[p], l2_log2_ceil(cfg->quota_sets), e) < 0) {
+            l2_free(l);
+            return -1;
+        }
     }
     for (uint64_t s = 0; s < cfg->sms; s++) {
         uint64_t p = cfg->sm_map == SMMAP_HALF ? s * l->nparts / cfg->sms : s % l->nparts;
@@ -93,8 +97,11 @@ int l2_set_setaside(struct l2 *l, uint64_t bytes, l2_err *e)
                        (unsigned long long)bytes, (unsigned long long)l->cfg.setaside_max);
     l->setaside = bytes;
     l->quota = l2_quota_ways(&l->cfg, bytes);
-    for (unsigned p = 0; p < l->nparts; p++)
+    for (unsigned p = 0; p < l->nparts; p++) {
         l->part[p].quota = l->quota;
+        l->part[p].fifo = bytes > 0;
+        l2_cache_trim(&l->part[p]);
+    }
     return 0;
 }
 

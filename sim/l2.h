@@ -33,8 +33,9 @@
  *    set the class (evict_normal demotes evict_last); evict_unchanged and
  *    no_allocate leave it.  Fills: evict_last fills LAST, evict_first fills
  *    FIRST, everything else NORMAL.  no_allocate never fills.
- *  - The set-aside becomes a per-set quota of evict_last ways:
- *    ceil(setaside / (l2_size / ways)), at least setaside_floor_ways.
+ *  - The set-aside becomes a quota of evict_last ways,
+ *    ceil(setaside / (l2_size / ways)), counted over groups of quota_sets
+ *    sets (cache.h); at set-aside 0, setaside_floor_ways in each set.
  *  - DRAM: a missing sector costs the dram_atom granules it overlaps; an
  *    evicted line's dirty sectors are written back (sector_size each).
  */

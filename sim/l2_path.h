@@ -27,30 +27,33 @@ static const uint8_t l2_path_class_of_prio_fill[L2_NPRIO] = {
 
 /* A hit on way w of block b in a set of cache c: the line becomes its
  * set's most recently used and takes the class the hint sets (a copy is
- * never evict_last), except that an evict_first hit leaves an evict_last
- * line evict_last while its set holds no more of them than the quota
- * (measured: a hot evict_last set read by warps whose hint is evict_first
- * keeps as much as under evict_unchanged at the maximum set-aside, Z08 and
- * Z09, and loses as much as under evict_normal at set-aside 0, Z02 and
- * Z03). */
+ * never evict_last), except that an evict_first hit leaves a protected
+ * evict_last line evict_last (measured: a hot evict_last set read by warps
+ * whose hint is evict_first keeps as much as under evict_unchanged at the
+ * maximum set-aside, Z08 and Z09, and loses as much as under evict_normal
+ * at set-aside 0, Z02 and Z03).  An evict_last line that stays so becomes
+ * its set-aside's most recently used too. */
 L2_PATH_FN void l2_path_hit_line(const struct l2_cache *c, const struct l2_geom g, unsigned char *b, unsigned w,
                                  enum l2_prio prio, int copy)
 {
     l2_blk_touch(g, b, w);
+    const int last = l2_blk_cls(g, b, w) == CLS_LAST;
     switch (prio) {
     case PRIO_EVICT_FIRST:
-        if (l2_blk_cls(g, b, w) != CLS_LAST || (uint32_t)l2_popcount32(l2_blk_meta(g, b)->last) > c->quota)
-            l2_blk_set_cls(g, b, w, CLS_FIRST);
+        if (!last || !l2_blk_last_protected(c, g, b))
+            l2_blk_set_cls(c, g, b, w, CLS_FIRST);
         break;
     case PRIO_EVICT_NORMAL:
-        l2_blk_set_cls(g, b, w, CLS_NORMAL);
+        l2_blk_set_cls(c, g, b, w, CLS_NORMAL);
         break;
     case PRIO_EVICT_LAST:
-        l2_blk_set_cls(g, b, w, copy ? CLS_NORMAL : CLS_LAST);
+        l2_blk_set_cls(c, g, b, w, copy ? CLS_NORMAL : CLS_LAST);
         break;
     default:
         break;
     }
+    if (last && l2_blk_cls(g, b, w) == CLS_LAST)
+        l2_cache_last_in(c, l2_blk_set(c, g, b), w, 0);
 }
 
 /* Chooses a victim in `set` of `c` (block b), writes back its dirty
@@ -60,7 +63,7 @@ L2_PATH_FN unsigned l2_path_fill_line(struct l2 *l, const struct l2_cache *c, co
 {
     unsigned w = l2_blk_victim(c, g, set, b);
     out->dram_wr += (uint32_t)l2_popcount8(*l2_blk_dirty(g, b, w)) << l->sector_shift; /* 0 when empty */
-    l2_blk_install(g, b, w, tag, cls);
+    l2_blk_install(c, g, b, w, tag, cls);
     return w;
 }
 
@@ -193,7 +196,7 @@ L2_PATH_FN void l2_path_access(struct l2 *l, const struct l2_geom g, enum l2_op 
             unsigned char *pb = l2_set_base_g(&l->part[p], g, set);
             int c = l2_blk_find(g, pb, line);
             if (c >= 0)
-                l2_blk_drop(g, pb, (unsigned)c);
+                l2_blk_drop(&l->part[p], g, pb, (unsigned)c);
         }
         return;
     }
@@ -201,13 +204,14 @@ L2_PATH_FN void l2_path_access(struct l2 *l, const struct l2_geom g, enum l2_op 
     case OP_DISCARD:
         /* performed where the request goes: the near partition, then home */
         for (unsigned k = 0; k < 2; k++) {
-            unsigned char *pb = k ? hb : l2_set_base_g(&l->part[near], g, set);
+            const struct l2_cache *pc = k ? hc : &l->part[near];
+            unsigned char *pb = k ? hb : l2_set_base_g(pc, g, set);
             int w = l2_blk_find(g, pb, line);
             if (w >= 0) {
                 if (op == OP_DISCARD)
-                    l2_blk_drop(g, pb, (unsigned)w);
+                    l2_blk_drop(pc, g, pb, (unsigned)w);
                 else if (l2_blk_cls(g, pb, (unsigned)w) == CLS_LAST)
-                    l2_blk_set_cls(g, pb, (unsigned)w, CLS_NORMAL);
+                    l2_blk_set_cls(pc, g, pb, (unsigned)w, CLS_NORMAL);
             }
             if (near == home)
                 break;

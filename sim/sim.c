@@ -355,8 +355,12 @@ static int sim_access(struct l2_sim *s, const struct l2_event *ev, const struct 
 
 void l2_sim_set_lane(struct l2_sim *s, unsigned lane, unsigned lanes)
 {
-    s->set_lo = (uint32_t)((uint64_t)s->l2.sets * lane / lanes);
-    s->set_end = (uint32_t)((uint64_t)s->l2.sets * (lane + 1) / lanes);
+    /* whole groups of the set-aside quota (cache.h), which couple their sets */
+    const unsigned q = s->l2.part[0].qshift;
+    const uint64_t groups = (((uint64_t)s->l2.sets - 1) >> q) + 1;
+    const uint64_t lo = (groups * lane / lanes) << q, end = (groups * (lane + 1) / lanes) << q;
+    s->set_lo = (uint32_t)lo;
+    s->set_end = (uint32_t)(end < s->l2.sets ? end : s->l2.sets);
 }
 
 static int define_policy(struct l2_sim *s, const struct l2_event *ev, int lock, l2_err *e)

@@ -149,30 +149,57 @@ START_TEST(last_protected_within_quota)
 }
 END_TEST
 
-START_TEST(last_beyond_quota_competes)
+START_TEST(newest_last_demotes_oldest)
 {
     c.quota = 1;
     fill(1, CLS_LAST); /* oldest */
-    fill(2, CLS_LAST);
+    fill(2, CLS_LAST); /* beyond the quota of 1: line 1 is demoted */
+    ck_assert_uint_eq(l2_cache_cls(&c, l2_cache_find(&c, 0, 1)), CLS_NORMAL);
+    ck_assert_uint_eq(l2_cache_cls(&c, l2_cache_find(&c, 0, 2)), CLS_LAST);
     fill(3, CLS_NORMAL);
     fill(4, CLS_NORMAL);
-    /* 2 LAST lines > quota 1: the oldest of LAST and NORMAL together */
     ck_assert_uint_eq(victim_tag(), 1);
     touch(1);
-    ck_assert_uint_eq(victim_tag(), 2);
-    touch(2);
-    ck_assert_uint_eq(victim_tag(), 3);
-    /* after one LAST line left, the other is within quota again */
-    fill(5, CLS_NORMAL); /* evicts 3 */
-    fill(6, CLS_NORMAL); /* evicts 4 */
-    ck_assert_uint_eq(victim_tag(), 1); /* 1 is older than 2 and LAST lines are 2 > 1 */
-    fill(7, CLS_NORMAL);                /* evicts 1 */
-    ck_assert_int_eq(l2_cache_find(&c, 0, 1), -1);
-    /* now LAST = {2} within quota: normal 5 is the victim though 2 is older */
-    ck_assert_uint_eq(victim_tag(), 5);
-    /* quota 0: every LAST line competes */
+    ck_assert_uint_eq(victim_tag(), 3); /* 2 is older but protected */
+    /* demoted and promoted again: queued again, line 2 goes */
+    l2_cache_set_cls(&c, l2_cache_find(&c, 0, 1), CLS_LAST);
+    ck_assert_uint_eq(l2_cache_cls(&c, l2_cache_find(&c, 0, 2)), CLS_NORMAL);
+    ck_assert_uint_eq(l2_cache_cls(&c, l2_cache_find(&c, 0, 1)), CLS_LAST);
+    /* a smaller quota demotes the oldest at once (l2_cache_trim) */
     c.quota = 0;
-    ck_assert_uint_eq(victim_tag(), 2);
+    l2_cache_trim(&c);
+    ck_assert_uint_eq(l2_cache_cls(&c, l2_cache_find(&c, 0, 1)), CLS_NORMAL);
+    /* a dropped LAST line leaves the count: a new one fits the quota */
+    c.quota = 1;
+    l2_cache_set_cls(&c, l2_cache_find(&c, 0, 3), CLS_LAST);
+    l2_cache_drop(&c, (uint64_t)l2_cache_find(&c, 0, 3));
+    l2_cache_set_cls(&c, l2_cache_find(&c, 0, 4), CLS_LAST);
+    ck_assert_uint_eq(l2_cache_cls(&c, l2_cache_find(&c, 0, 4)), CLS_LAST);
+    ck_assert_uint_eq(c.q[0].n, 1);
+}
+END_TEST
+
+/* The quota counted over a group of sets: one set may hold more LAST lines
+ * than its share while the group does not. */
+START_TEST(quota_over_a_group)
+{
+    struct l2_cache d;
+    l2_err e;
+    ck_assert_int_eq(l2_cache_init(&d, 4, 4, &e), 0);
+    ck_assert_int_eq(l2_cache_group(&d, 2, &e), 0); /* one group of 4 sets */
+    d.quota = 1;                                     /* 4 LAST lines in the group */
+    for (uint64_t t = 1; t <= 4; t++)
+        l2_cache_install(&d, l2_cache_victim(&d, 0), t, CLS_LAST);
+    for (uint64_t t = 1; t <= 4; t++)
+        ck_assert_uint_eq(l2_cache_cls(&d, l2_cache_find(&d, 0, t)), CLS_LAST);
+    /* a fifth, in another set: the group's oldest (line 1, set 0) goes */
+    l2_cache_install(&d, l2_cache_victim(&d, 3), 5, CLS_LAST);
+    ck_assert_uint_eq(l2_cache_cls(&d, l2_cache_find(&d, 0, 1)), CLS_NORMAL);
+    ck_assert_uint_eq(l2_cache_cls(&d, l2_cache_find(&d, 0, 2)), CLS_LAST);
+    ck_assert_uint_eq(l2_cache_cls(&d, l2_cache_find(&d, 3, 5)), CLS_LAST);
+    /* the demoted line is the set's victim, not the LAST ones */
+    ck_assert_uint_eq(l2_cache_victim(&d, 0), (uint64_t)l2_cache_find(&d, 0, 1));
+    l2_cache_free(&d);
 }
 END_TEST
 
@@ -239,7 +266,58 @@ struct ref_cache {
     uint32_t ways, quota, first_ways, first_frac;
     uint64_t tag[3][32], use[3][32], clock;
     enum l2_class cls[3][32];
+    /* each set's queue of the ways that became LAST, with their lines, at
+     * most 2 x ways entries (cache.h's rule) */
+    unsigned qway[3][64], qlen[3], nlast[3];
+    uint64_t qid[3][64], latest[3][32], ids;
 };
+
+/* Entry i is live: its way is LAST and was not queued since. */
+static int ref_live(const struct ref_cache *r, uint32_t set, unsigned i)
+{
+    unsigned w = r->qway[set][i];
+    return r->cls[set][w] == CLS_LAST && r->latest[set][w] == r->qid[set][i];
+}
+
+/* Removes entry 0 of set's queue; demotes its line if it is still LAST. */
+static void ref_pop(struct ref_cache *r, uint32_t set)
+{
+    if (ref_live(r, set, 0)) {
+        r->cls[set][r->qway[set][0]] = CLS_NORMAL;
+        r->nlast[set]--;
+    }
+    r->qlen[set]--;
+    memmove(r->qway[set], r->qway[set] + 1, r->qlen[set] * sizeof r->qway[set][0]);
+    memmove(r->qid[set], r->qid[set] + 1, r->qlen[set] * sizeof r->qid[set][0]);
+}
+
+/* Way w of set takes class cls. */
+static void ref_set_cls(struct ref_cache *r, uint32_t set, unsigned w, enum l2_class cls)
+{
+    enum l2_class was = r->cls[set][w];
+    r->cls[set][w] = cls;
+    if (was == CLS_LAST && cls != CLS_LAST)
+        r->nlast[set]--;
+    if (was == CLS_LAST || cls != CLS_LAST)
+        return;
+    if (r->qlen[set] == 2 * r->ways) { /* full: keep the live entries */
+        unsigned n = 0;
+        for (unsigned i = 0; i < r->qlen[set]; i++)
+            if (ref_live(r, set, i)) {
+                r->qway[set][n] = r->qway[set][i];
+                r->qid[set][n++] = r->qid[set][i];
+            }
+        r->qlen[set] = n;
+        if (n == 2 * r->ways)
+            ref_pop(r, set);
+    }
+    r->qway[set][r->qlen[set]] = w;
+    r->latest[set][w] = ++r->ids;
+    r->qid[set][r->qlen[set]++] = r->ids;
+    r->nlast[set]++;
+    while (r->nlast[set] > r->quota && r->qlen[set])
+        ref_pop(r, set);
+}
 
 static unsigned ref_victim(const struct ref_cache *r, uint32_t set)
 {
@@ -251,7 +329,7 @@ static unsigned ref_victim(const struct ref_cache *r, uint32_t set)
     }
     const struct l2_cache k = {.first_ways = r->first_ways, .first_frac = r->first_frac};
     unsigned cap = l2_cache_first_cap(&k, set); /* pinned on its own by first_cap_share_spread */
-    unsigned rank[L2_NCLASS] = {n[CLS_FIRST] && n[CLS_FIRST] >= cap ? 0 : 1, 1, n[CLS_LAST] > r->quota ? 1 : 2};
+    unsigned rank[L2_NCLASS] = {n[CLS_FIRST] && n[CLS_FIRST] >= cap ? 0 : 1, 1, 2};
     unsigned best = 0;
     for (unsigned w = 1; w < r->ways; w++) {
         unsigned a = rank[r->cls[set][w]], b = rank[r->cls[set][best]];
@@ -296,25 +374,33 @@ static void differential(uint32_t ways)
             r.use[set][want] = ++r.clock;
             if (op < 4) {
                 l2_cache_set_cls(&d, (uint64_t)got, cls);
-                r.cls[set][want] = cls;
+                ref_set_cls(&r, set, (unsigned)want, cls);
             }
         } else if (want >= 0 && op < 10) {
             l2_cache_drop(&d, (uint64_t)got);
+            ref_set_cls(&r, set, (unsigned)want, CLS_NORMAL);
             r.tag[set][want] = L2_TAG_NONE;
         } else if (want < 0 && op < 14) {
             uint64_t v = l2_cache_victim(&d, set);
             l2_cache_install(&d, v, tag, cls);
             unsigned w = l2_slot_way(v);
+            if (r.tag[set][w] != L2_TAG_NONE)
+                ref_set_cls(&r, set, w, CLS_NORMAL); /* the evicted line */
             r.tag[set][w] = tag;
-            r.cls[set][w] = cls;
+            r.cls[set][w] = CLS_NORMAL;
+            ref_set_cls(&r, set, w, cls);
             r.use[set][w] = ++r.clock;
         } else if (op == 15 && (x & 0xff) == 0) {
             l2_cache_demote_all(&d);
-            for (unsigned s = 0; s < 3; s++)
+            for (unsigned s = 0; s < 3; s++) {
                 for (unsigned w = 0; w < ways; w++)
                     if (r.cls[s][w] == CLS_LAST)
                         r.cls[s][w] = CLS_NORMAL;
+                r.qlen[s] = r.nlast[s] = 0;
+            }
         }
+        for (unsigned s = 0; s < 3; s++)
+            ck_assert_uint_eq(d.q[s].n, r.nlast[s]);
         if (want >= 0)
             ck_assert_uint_eq(l2_cache_cls(&d, (uint64_t)got), r.tag[set][want] == L2_TAG_NONE ? CLS_NORMAL
                                                                                     : r.cls[set][want]);
@@ -392,7 +478,8 @@ Suite *cache_suite(void)
     tcase_add_test(tc, first_before_older_normal);
     tcase_add_test(tc, lru_within_class);
     tcase_add_test(tc, last_protected_within_quota);
-    tcase_add_test(tc, last_beyond_quota_competes);
+    tcase_add_test(tc, newest_last_demotes_oldest);
+    tcase_add_test(tc, quota_over_a_group);
     tcase_add_test(tc, all_last_beyond_quota);
     tcase_add_test(tc, demote_all);
     tcase_add_test(tc, sets_are_independent);

@@ -15,7 +15,7 @@ static void tiny_config(struct l2_config *c, unsigned parts, const char *const *
     char kv[64];
     snprintf(kv, sizeof kv, "partitions=%u", parts);
     const char *base[] = {"l2_size=4KiB", "ways=4", "sms=4", "sm_map=mod", "setaside_max=4KiB", "setaside=0",
-                          "setaside_floor_ways=1", kv, NULL};
+                          "setaside_floor_ways=1", "quota_sets=1", kv, NULL};
     l2_config_defaults(c);
     tests_config(c, base);
     tests_config(c, extra);
@@ -344,8 +344,9 @@ START_TEST(hit_priority_updates)
 }
 END_TEST
 
-/* An evict_first hit leaves an evict_last line evict_last while its set
- * holds no more of them than the quota, and demotes it beyond. */
+/* An evict_first hit leaves an evict_last line evict_last; once a newer
+ * one takes its place in the set-aside, it is normal and an evict_first
+ * hit makes it evict_first. */
 START_TEST(first_hit_keeps_protected_last)
 {
     struct l2 l;
@@ -357,7 +358,7 @@ START_TEST(first_hit_keeps_protected_last)
     acc(&l, OP_READ, PRIO_EVICT_FIRST, v[0], 0xf, -1);
     ck_assert_uint_eq(l2_cache_cls(&l.part[0], resident(&l, 0, v[0])), CLS_LAST);
     ck_assert(survives(&l, v[0], v + 2, 5));
-    acc(&l, OP_READ, PRIO_EVICT_LAST, v[1], 0xf, -1); /* two LAST lines: beyond the quota */
+    acc(&l, OP_READ, PRIO_EVICT_LAST, v[1], 0xf, -1); /* beyond the quota of 1: v[0] is normal */
     acc(&l, OP_READ, PRIO_EVICT_FIRST, v[0], 0xf, -1);
     ck_assert_uint_eq(l2_cache_cls(&l.part[0], resident(&l, 0, v[0])), CLS_FIRST);
     ck_assert_uint_eq(l2_cache_cls(&l.part[0], resident(&l, 0, v[1])), CLS_LAST);
@@ -505,7 +506,8 @@ END_TEST
 START_TEST(reset_demotes)
 {
     struct l2 l;
-    tiny(&l, 2, NULL);
+    const char *extra[] = {"setaside=2KiB", NULL}; /* 2 ways: v[0] and v[1] are both persisting */
+    tiny(&l, 2, extra);
     uint64_t v[12], w[6], x[1];
     lines_in_set(&l, 0, 0, 12, v);
     lines_in_set(&l, 1, 0, 6, w);
