@@ -24,6 +24,11 @@
  *    lines than that lets them compete like normal ones (measured: 2 and
  *    4 MiB of persisting data at set-aside 0 lose what per-set counts
  *    predict, P60 and P61).
+ *  - Lines an evict_first store wrote are NORMAL lines, marked: a set
+ *    keeps sfirst_ways of them (one more in a sfirst_frac share of the
+ *    sets); an evict_first store that misses in a full set holding that
+ *    many replaces the least recently used of them.  Any hint on a later
+ *    access (or the line's eviction) ends the mark.
  *  - Every lookup that finds the line makes it the most recently used.
  *  - The cache itself knows nothing of DRAM: callers read the evicted
  *    line's dirty mask before installing a new one.
@@ -35,10 +40,10 @@
  * recency ranks (one byte per way, padded to a multiple of 16: the ways'
  * ranks are a permutation of 0..ways-1, ways-1 the most recently used, so
  * a use moves one way to the top and the ways above it down one), the
- * valid and dirty masks, then bit masks of the set's occupied, FIRST and
- * LAST ways.  The access path finds a set's block once and works on its
- * ways by number (l2_blk_*); elsewhere a way is named by its slot, set <<
- * L2_WAY_BITS | way.
+ * valid and dirty masks, then bit masks of the set's occupied, FIRST,
+ * LAST and evict_first-stored ways.  The access path finds a set's block
+ * once and works on its ways by number (l2_blk_*); elsewhere a way is
+ * named by its slot, set << L2_WAY_BITS | way.
  *
  * The layout follows from the ways alone (struct l2_geom).  The
  * operations exist in three forms: l2_cache_find(c, ...) and the like use
@@ -75,6 +80,7 @@ struct l2_set_meta {
     uint32_t occ;   /* ways holding a line */
     uint32_t first; /* ... of class FIRST */
     uint32_t last;  /* ... of class LAST (the rest are NORMAL) */
+    uint32_t sfirst; /* ways an evict_first store wrote, not hinted since (class NORMAL) */
 };
 
 /* The layout of a set's block (offsets in bytes; low tags at 0). */
@@ -128,6 +134,8 @@ struct l2_cache {
     uint32_t qcap;
     uint32_t first_ways; /* FIRST lines a set holds before they are its first victims */
     uint32_t first_frac; /* a share first_frac / 2^16 of the sets allows first_ways + 1 */
+    uint32_t sfirst_ways; /* evict_first-stored lines a set holds before such a store replaces them (0: no limit) */
+    uint32_t sfirst_frac; /* a share sfirst_frac / 2^16 of the sets allows sfirst_ways + 1 */
 };
 
 int l2_cache_init(struct l2_cache *c, uint32_t sets, uint32_t ways, l2_err *e);
@@ -219,10 +227,17 @@ static inline void l2_blk_set_cls(const struct l2_cache *c, const struct l2_geom
     uint32_t was = m->last & bit, now = cls == CLS_LAST ? bit : 0;
     m->first = (m->first & ~bit) | (cls == CLS_FIRST ? bit : 0);
     m->last = (m->last & ~bit) | now;
+    m->sfirst &= ~bit; /* a hint, or a fill, ends the mark of an evict_first store */
     if (now && !was)
         l2_cache_last_in(c, l2_blk_set(c, g, b), w, 1);
     else if (was && !now)
         c->q[l2_blk_set(c, g, b) >> c->qshift].n--;
+}
+
+/* Marks way w as written by an evict_first store (after its class is set). */
+static inline void l2_blk_mark_sfirst(const struct l2_geom g, unsigned char *b, unsigned w)
+{
+    l2_blk_meta(g, b)->sfirst |= UINT32_C(1) << w;
 }
 
 /* Hints the CPU to fetch a set's block. */
@@ -320,6 +335,7 @@ static inline void l2_blk_drop(const struct l2_cache *c, const struct l2_geom g,
     m->occ &= ~bit;
     m->first &= ~bit;
     m->last &= ~bit;
+    m->sfirst &= ~bit;
     b[g.off_valid + w] = 0;
     b[g.off_dirty + w] = 0;
 }
@@ -365,14 +381,31 @@ static inline uint32_t l2_cache_first_cap(const struct l2_cache *c, uint32_t set
     return c->first_ways + (((set * 0x9e3779b9u) >> 16) < c->first_frac);
 }
 
-/* The way of the victim for a fill into `set` of c, whose block is b. */
+/* Lines written by evict_first stores that `set` holds before such a store
+ * replaces them: sfirst_ways, +1 in sfirst_frac / 2^16 of the sets (the
+ * same spread as first_cap); 0 when there is no limit. */
+static inline uint32_t l2_cache_sfirst_cap(const struct l2_cache *c, uint32_t set)
+{
+    return c->sfirst_ways + (((set * 0x9e3779b9u) >> 16) < c->sfirst_frac);
+}
+
+/* The way of the victim for a fill into `set` of c, whose block is b;
+ * sfirst: the fill is an evict_first store's. */
 static inline unsigned l2_blk_victim(const struct l2_cache *c, const struct l2_geom g, uint32_t set,
-                                     const unsigned char *b)
+                                     const unsigned char *b, int sfirst)
 {
     const struct l2_set_meta *m = (const struct l2_set_meta *)(const void *)(b + g.off_meta);
     uint32_t empty = g.all & ~m->occ;
     if (empty)
         return (unsigned)__builtin_ctz(empty);
+    /* An evict_first store replaces the least recently used line that
+     * evict_first stores wrote once the set holds sfirst_cap of them;
+     * below that, and for every other fill, those lines are normal. */
+    if (sfirst && m->sfirst) {
+        uint32_t scap = l2_cache_sfirst_cap(c, set);
+        if (scap && (uint32_t)l2_popcount32(m->sfirst) >= scap)
+            return l2_cache_lru(g, b + g.off_rank, m->sfirst);
+    }
     /* The victim is the least recently used line of the lowest rank.
      * evict_first lines go first (rank 0) once the set holds first_ways
      * of them (one more in a first_frac share of the sets); below that
@@ -453,7 +486,7 @@ static inline void l2_cache_drop_g(const struct l2_cache *c, const struct l2_geo
 /* Slot of the victim for a fill into `set`. */
 static inline uint64_t l2_cache_victim_g(const struct l2_cache *c, const struct l2_geom g, uint32_t set)
 {
-    return l2_slot(set, l2_blk_victim(c, g, set, l2_set_base_g(c, g, set)));
+    return l2_slot(set, l2_blk_victim(c, g, set, l2_set_base_g(c, g, set), 0));
 }
 
 /* ---- the same with the cache's own geometry ---- */

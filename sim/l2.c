@@ -51,6 +51,9 @@ int l2_init(struct l2 *l, const struct l2_config *cfg, l2_err *e)
             l2_free(l);
             return -1;
         }
+        l->part[p].sfirst_ways = (uint32_t)cfg->first_store_ways;
+        l->part[p].sfirst_frac =
+            (uint32_t)((cfg->first_store_ways - (double)(uint32_t)cfg->first_store_ways) * 65536.0);
     }
     for (uint64_t s = 0; s < cfg->sms; s++) {
         uint64_t p = cfg->sm_map == SMMAP_HALF ? s * l->nparts / cfg->sms : s % l->nparts;

@@ -251,6 +251,44 @@ START_TEST(write_allocate_and_writeback)
 }
 END_TEST
 
+/* A set keeps first_store_ways of the lines evict_first stores wrote: a
+ * further such store replaces the least recently used of them; for other
+ * fills, and below the cap, they are normal lines; a hint ends the mark. */
+START_TEST(store_first_cap)
+{
+    struct l2 l;
+    tiny(&l, 1, (const char *const[]){"first_store_ways=2", NULL});
+    uint64_t v[7];
+    lines_in_set(&l, 3, -1, 7, v);
+    for (int i = 0; i < 4; i++)
+        acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[i], 0xf, -1);
+    /* below the cap: the LRU line of the set goes (v0, then v1) */
+    acc(&l, OP_WRITE, PRIO_EVICT_FIRST, v[4], 0xf, -1);
+    acc(&l, OP_WRITE, PRIO_EVICT_FIRST, v[5], 0xf, -1);
+    ck_assert_int_lt(slot_of(&l, 0, v[0]), 0);
+    ck_assert_int_lt(slot_of(&l, 0, v[1]), 0);
+    ck_assert_int_eq(l2_cache_cls(&l.part[0], resident(&l, 0, v[4])), CLS_NORMAL);
+    /* at the cap: the oldest evict_first-stored line goes (v4), not v2 */
+    struct l2_outcome o = acc(&l, OP_WRITE, PRIO_EVICT_FIRST, v[0], 0xf, -1);
+    ck_assert_uint_eq(o.dram_wr, 128); /* v4 was dirty */
+    ck_assert_int_lt(slot_of(&l, 0, v[4]), 0);
+    resident(&l, 0, v[2]);
+    resident(&l, 0, v[3]);
+    /* a load's fill takes the LRU line: v2 (older than v5 and v0) */
+    acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[6], 0xf, -1);
+    ck_assert_int_lt(slot_of(&l, 0, v[2]), 0);
+    resident(&l, 0, v[5]);
+    /* an evict_normal hit ends v5's mark: one marked line (v0) is below
+     * the cap, so the next evict_first store takes the LRU line, v3 */
+    acc(&l, OP_READ, PRIO_EVICT_NORMAL, v[5], 0xf, -1);
+    acc(&l, OP_WRITE, PRIO_EVICT_FIRST, v[1], 0xf, -1);
+    ck_assert_int_lt(slot_of(&l, 0, v[3]), 0);
+    resident(&l, 0, v[0]);
+    resident(&l, 0, v[5]);
+    l2_free(&l);
+}
+END_TEST
+
 START_TEST(discard_drops)
 {
     struct l2 l;
@@ -842,6 +880,7 @@ Suite *l2_suite(void)
     tcase_add_test(tc, dram_atom_granules);
     tcase_add_test(tc, sector_accounting_sim);
     tcase_add_test(tc, write_allocate_and_writeback);
+    tcase_add_test(tc, store_first_cap);
     tcase_add_test(tc, discard_drops);
     tcase_add_test(tc, applypriority_demotes);
     tcase_add_test(tc, hit_priority_updates);
