@@ -50,15 +50,17 @@ void l2_cache_demote_all(struct l2_cache *c)
 {
     for (uint32_t s = 0; s < c->sets; s++)
         l2_set_meta_g(c, c->g, l2_slot(s, 0))->last = 0;
-    memset(c->q, 0, ((size_t)((c->sets - 1) >> c->qshift) + 1) * sizeof *c->q);
+    for (uint32_t gi = 0; gi <= (c->sets - 1) >> c->qshift; gi++)
+        c->q[gi].n = c->q[gi].head = c->q[gi].len = 0;
 }
 
 int l2_cache_group(struct l2_cache *c, unsigned qshift, l2_err *e)
 {
     const uint32_t gsets = c->sets < (UINT32_C(1) << qshift) ? c->sets : UINT32_C(1) << qshift;
     const size_t groups = ((size_t)(c->sets - 1) >> qshift) + 1;
-    /* twice the lines a group can hold: compacting a full ring frees half */
-    const uint32_t cap = 2 * gsets * c->g.ways;
+    /* at least twice the lines a group can hold (compacting a full ring
+     * frees half), a power of two */
+    const uint32_t cap = UINT32_C(1) << l2_log2_ceil(2 * (uint64_t)gsets * c->g.ways);
     struct l2_lastq *q = calloc(groups, sizeof *q);
     uint64_t *qe = malloc(groups * cap * sizeof *qe), *qtmp = malloc(cap * sizeof *qtmp);
     uint32_t *qpos = c->qpos ? c->qpos : calloc((size_t)c->sets * c->g.ways, sizeof *qpos);
@@ -92,11 +94,12 @@ static int entry_live(const struct l2_cache *c, uint32_t gi, uint64_t x, uint32_
     return (m->last >> *w) & 1 && c->qpos[(size_t)*set * c->g.ways + *w] == (uint32_t)(x >> 32);
 }
 
-/* The quota of group gi: quota ways in each of its sets. */
+/* The quota of group gi: quota ways in each of its sets (the last group
+ * may have fewer). */
 static uint32_t group_quota(const struct l2_cache *c, uint32_t gi)
 {
-    uint32_t lo = gi << c->qshift, n = c->sets - lo;
-    return c->quota * (n < (UINT32_C(1) << c->qshift) ? n : UINT32_C(1) << c->qshift);
+    uint32_t n = c->sets - (gi << c->qshift);
+    return c->quota * (n >> c->qshift ? UINT32_C(1) << c->qshift : n);
 }
 
 /* Demotes group gi's oldest LAST lines while it holds more than its quota. */
@@ -107,7 +110,7 @@ static void demote_oldest(const struct l2_cache *c, uint32_t gi)
     const uint32_t limit = group_quota(c, gi);
     while (q->n > limit && q->len) {
         uint64_t x = ring[q->head];
-        q->head = q->head + 1 == c->qcap ? 0 : q->head + 1;
+        q->head = (q->head + 1) & (c->qcap - 1);
         q->len--;
         uint32_t set;
         unsigned w;
@@ -128,7 +131,7 @@ void l2_cache_last_in(const struct l2_cache *c, uint32_t set, unsigned w, int fr
          * keeps both: when every entry is live the oldest goes) */
         uint32_t n = 0;
         for (uint32_t i = 0; i < q->len; i++) {
-            uint64_t x = ring[(q->head + i) % c->qcap];
+            uint64_t x = ring[(q->head + i) & (c->qcap - 1)];
             uint32_t s;
             unsigned v;
             if (entry_live(c, gi, x, &s, &v))
@@ -148,7 +151,7 @@ void l2_cache_last_in(const struct l2_cache *c, uint32_t set, unsigned w, int fr
         }
     }
     c->qpos[(size_t)set * c->g.ways + w] = q->seq;
-    ring[(q->head + q->len) % c->qcap] =
+    ring[(q->head + q->len) & (c->qcap - 1)] =
         (uint64_t)q->seq++ << 32 | (uint64_t)(set - (gi << c->qshift)) << L2_WAY_BITS | w;
     q->len++;
     q->n += fresh != 0;

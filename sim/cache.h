@@ -24,11 +24,11 @@
  *    lines than that lets them compete like normal ones (measured: 2 and
  *    4 MiB of persisting data at set-aside 0 lose what per-set counts
  *    predict, P60 and P61).
- *  - Lines an evict_first store wrote are NORMAL lines, marked: a set
- *    keeps sfirst_ways of them (one more in a sfirst_frac share of the
- *    sets); an evict_first store that misses in a full set holding that
- *    many replaces the least recently used of them.  Any hint on a later
- *    access (or the line's eviction) ends the mark.
+ *  - Lines an evict_first store wrote are NORMAL lines, marked: a group of
+ *    sets keeps sfirst_ways + sfirst_frac / 2^16 of them a set; an
+ *    evict_first store that misses in a full set of a group holding that
+ *    many replaces the least recently used of them in its set.  Any hint
+ *    on a later access (or the line's eviction) ends the mark.
  *  - Every lookup that finds the line makes it the most recently used.
  *  - The cache itself knows nothing of DRAM: callers read the evicted
  *    line's dirty mask before installing a new one.
@@ -118,6 +118,7 @@ struct l2_lastq {
     uint32_t head; /* the oldest entry */
     uint32_t len;  /* entries */
     uint32_t seq;  /* the number of the next entry */
+    uint32_t sn;   /* lines evict_first stores wrote (marked) in the group */
 };
 
 struct l2_cache {
@@ -134,8 +135,8 @@ struct l2_cache {
     uint32_t qcap;
     uint32_t first_ways; /* FIRST lines a set holds before they are its first victims */
     uint32_t first_frac; /* a share first_frac / 2^16 of the sets allows first_ways + 1 */
-    uint32_t sfirst_ways; /* evict_first-stored lines a set holds before such a store replaces them (0: no limit) */
-    uint32_t sfirst_frac; /* a share sfirst_frac / 2^16 of the sets allows sfirst_ways + 1 */
+    uint32_t sfirst_ways; /* evict_first-stored lines a group keeps a set (0 with sfirst_frac 0: no limit) */
+    uint32_t sfirst_frac; /* ... and sfirst_frac / 2^16 more */
 };
 
 int l2_cache_init(struct l2_cache *c, uint32_t sets, uint32_t ways, l2_err *e);
@@ -224,10 +225,15 @@ static inline void l2_blk_set_cls(const struct l2_cache *c, const struct l2_geom
 {
     struct l2_set_meta *m = l2_blk_meta(g, b);
     uint32_t bit = UINT32_C(1) << w;
-    uint32_t was = m->last & bit, now = cls == CLS_LAST ? bit : 0;
-    m->first = (m->first & ~bit) | (cls == CLS_FIRST ? bit : 0);
+    uint32_t was = m->last & bit, now = cls == CLS_LAST ? bit : 0, first = cls == CLS_FIRST ? bit : 0;
+    if (!(((m->first ^ first) | (was ^ now) | m->sfirst) & bit))
+        return; /* the class it has, no mark: most hits */
+    m->first = (m->first & ~bit) | first;
     m->last = (m->last & ~bit) | now;
-    m->sfirst &= ~bit; /* a hint, or a fill, ends the mark of an evict_first store */
+    if (m->sfirst & bit) { /* a hint, or a fill, ends the mark of an evict_first store */
+        m->sfirst &= ~bit;
+        c->q[l2_blk_set(c, g, b) >> c->qshift].sn--;
+    }
     if (now && !was)
         l2_cache_last_in(c, l2_blk_set(c, g, b), w, 1);
     else if (was && !now)
@@ -235,9 +241,13 @@ static inline void l2_blk_set_cls(const struct l2_cache *c, const struct l2_geom
 }
 
 /* Marks way w as written by an evict_first store (after its class is set). */
-static inline void l2_blk_mark_sfirst(const struct l2_geom g, unsigned char *b, unsigned w)
+static inline void l2_blk_mark_sfirst(const struct l2_cache *c, const struct l2_geom g, unsigned char *b, unsigned w)
 {
-    l2_blk_meta(g, b)->sfirst |= UINT32_C(1) << w;
+    struct l2_set_meta *m = l2_blk_meta(g, b);
+    if (!(m->sfirst >> w & 1)) {
+        m->sfirst |= UINT32_C(1) << w;
+        c->q[l2_blk_set(c, g, b) >> c->qshift].sn++;
+    }
 }
 
 /* Hints the CPU to fetch a set's block. */
@@ -332,6 +342,8 @@ static inline void l2_blk_drop(const struct l2_cache *c, const struct l2_geom g,
     uint32_t bit = UINT32_C(1) << w;
     if (m->last & bit)
         c->q[l2_blk_set(c, g, b) >> c->qshift].n--;
+    if (m->sfirst & bit)
+        c->q[l2_blk_set(c, g, b) >> c->qshift].sn--;
     m->occ &= ~bit;
     m->first &= ~bit;
     m->last &= ~bit;
@@ -381,12 +393,16 @@ static inline uint32_t l2_cache_first_cap(const struct l2_cache *c, uint32_t set
     return c->first_ways + (((set * 0x9e3779b9u) >> 16) < c->first_frac);
 }
 
-/* Lines written by evict_first stores that `set` holds before such a store
- * replaces them: sfirst_ways, +1 in sfirst_frac / 2^16 of the sets (the
- * same spread as first_cap); 0 when there is no limit. */
-static inline uint32_t l2_cache_sfirst_cap(const struct l2_cache *c, uint32_t set)
+/* Whether the group of `set` holds as many lines written by evict_first
+ * stores as it keeps: sfirst_ways + sfirst_frac / 2^16 in each of its sets
+ * (0: no limit). */
+static inline int l2_cache_sfirst_full(const struct l2_cache *c, uint32_t set)
 {
-    return c->sfirst_ways + (((set * 0x9e3779b9u) >> 16) < c->sfirst_frac);
+    uint32_t lo = set >> c->qshift << c->qshift, n = c->sets - lo;
+    if (n > (UINT32_C(1) << c->qshift))
+        n = UINT32_C(1) << c->qshift;
+    uint64_t cap = ((uint64_t)c->sfirst_ways << 16 | c->sfirst_frac) * n >> 16;
+    return cap && c->q[set >> c->qshift].sn >= cap;
 }
 
 /* The way of the victim for a fill into `set` of c, whose block is b;
@@ -399,13 +415,11 @@ static inline unsigned l2_blk_victim(const struct l2_cache *c, const struct l2_g
     if (empty)
         return (unsigned)__builtin_ctz(empty);
     /* An evict_first store replaces the least recently used line that
-     * evict_first stores wrote once the set holds sfirst_cap of them;
-     * below that, and for every other fill, those lines are normal. */
-    if (sfirst && m->sfirst) {
-        uint32_t scap = l2_cache_sfirst_cap(c, set);
-        if (scap && (uint32_t)l2_popcount32(m->sfirst) >= scap)
-            return l2_cache_lru(g, b + g.off_rank, m->sfirst);
-    }
+     * evict_first stores wrote in the set once its group holds as many as
+     * it keeps; below that, and for every other fill, those lines are
+     * normal. */
+    if (sfirst && m->sfirst && l2_cache_sfirst_full(c, set))
+        return l2_cache_lru(g, b + g.off_rank, m->sfirst);
     /* The victim is the least recently used line of the lowest rank.
      * evict_first lines go first (rank 0) once the set holds first_ways
      * of them (one more in a first_frac share of the sets); below that

@@ -57,8 +57,9 @@ enum l2_smmap { L2_SMMAP_LIST(L2_X_ENUM) L2_NSMMAP };
       "evict_first lines a set holds before they are its first victims (below that they age like normal "      \
       "lines); a fraction f above n means a share f of the sets allows n+1")                                    \
     X(first_store_ways, CFG_DOUBLE, 0, 32, 0.0, NULL,                                           \
-      "lines written by evict_first stores a set holds before such a store replaces the least recently used "   \
-      "of them (otherwise they are normal lines); fractional as first_ways; 0: no limit")                       \
+      "lines written by evict_first stores kept per set, counted over groups of quota_sets sets, before such a "  \
+      "store replaces the least recently used of them in its set (otherwise they are normal lines); "            \
+      "fractional; 0: no limit")                                                                                \
     X(setaside, CFG_BYTES, 0, 1ULL << 40, 9830400, NULL,                                              \
       "persisting set-aside in force when the trace starts (cudaLimitPersistingL2CacheSize)")   \
     X(setaside_max, CFG_BYTES, 0, 1ULL << 40, 32768000, NULL,                                          \

@@ -190,7 +190,7 @@ L2_PATH_FN void l2_path_access(struct l2 *l, const struct l2_geom g, enum l2_op 
             *l2_blk_valid(g, hb, (unsigned)w) |= mask;
             *l2_blk_dirty(g, hb, (unsigned)w) |= mask;
             if (sfirst)
-                l2_blk_mark_sfirst(g, hb, (unsigned)w);
+                l2_blk_mark_sfirst(hc, g, hb, (unsigned)w);
         }
         if (near == home)
             out->near_hit = out->hit;

@@ -260,6 +260,36 @@ START_TEST(sets_are_independent)
 }
 END_TEST
 
+/* Lines evict_first stores wrote are counted over the group too: a set
+ * may hold more than its share while the group holds fewer than it keeps. */
+START_TEST(store_first_over_a_group)
+{
+    struct l2_cache d;
+    l2_err e;
+    ck_assert_int_eq(l2_cache_init(&d, 2, 4, &e), 0);
+    ck_assert_int_eq(l2_cache_group(&d, 1, &e), 0); /* one group of 2 sets */
+    d.sfirst_ways = 1;                               /* 2 in the group */
+    const uint64_t t[4] = {9, 1, 2, 3};
+    for (unsigned i = 0; i < 4; i++) {
+        uint64_t v = l2_cache_victim(&d, 0);
+        l2_cache_install(&d, v, t[i], CLS_NORMAL);
+        if (t[i] == 1 || t[i] == 2)
+            l2_blk_mark_sfirst(&d, d.g, l2_set_base_g(&d, d.g, 0), l2_slot_way(v));
+    }
+    ck_assert_uint_eq(d.q[0].sn, 2);
+    /* 2 marked lines in set 0 and none in set 1: the group is full */
+    ck_assert_uint_eq(l2_blk_victim(&d, d.g, 0, l2_set_base_g(&d, d.g, 0), 1), (unsigned)l2_cache_find(&d, 0, 1));
+    /* with room for 4 in the group, an evict_first store takes the LRU line */
+    d.sfirst_ways = 2;
+    ck_assert_uint_eq(l2_blk_victim(&d, d.g, 0, l2_set_base_g(&d, d.g, 0), 1), (unsigned)l2_cache_find(&d, 0, 9));
+    /* a hint ends a mark; dropping a marked line leaves the count */
+    l2_cache_set_cls(&d, (uint64_t)l2_cache_find(&d, 0, 1), CLS_NORMAL);
+    l2_cache_drop(&d, (uint64_t)l2_cache_find(&d, 0, 2));
+    ck_assert_uint_eq(d.q[0].sn, 0);
+    l2_cache_free(&d);
+}
+END_TEST
+
 /* A plain model of the rules in cache.h, way by way, to check the packed
  * layout against: tags, a 64-bit recency counter that never wraps, classes. */
 struct ref_cache {
@@ -480,6 +510,7 @@ Suite *cache_suite(void)
     tcase_add_test(tc, last_protected_within_quota);
     tcase_add_test(tc, newest_last_demotes_oldest);
     tcase_add_test(tc, quota_over_a_group);
+    tcase_add_test(tc, store_first_over_a_group);
     tcase_add_test(tc, all_last_beyond_quota);
     tcase_add_test(tc, demote_all);
     tcase_add_test(tc, sets_are_independent);
