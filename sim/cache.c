@@ -58,8 +58,8 @@ int l2_cache_group(struct l2_cache *c, unsigned qshift, l2_err *e)
 {
     const uint32_t gsets = c->sets < (UINT32_C(1) << qshift) ? c->sets : UINT32_C(1) << qshift;
     const size_t groups = ((size_t)(c->sets - 1) >> qshift) + 1;
-    /* at least twice the lines a group can hold (compacting a full ring
-     * frees half), a power of two */
+    /* at least twice the lines a group can hold, a power of two: a way's
+     * one live entry is its latest, so compacting a full ring frees half */
     const uint32_t cap = UINT32_C(1) << l2_log2_ceil(2 * (uint64_t)gsets * c->g.ways);
     struct l2_lastq *q = calloc(groups, sizeof *q);
     uint64_t *qe = malloc(groups * cap * sizeof *qe), *qtmp = malloc(cap * sizeof *qtmp);
@@ -127,8 +127,7 @@ void l2_cache_last_in(const struct l2_cache *c, uint32_t set, unsigned w, int fr
     struct l2_lastq *q = &c->q[gi];
     uint64_t *ring = c->qe + (size_t)gi * c->qcap;
     if (q->len == c->qcap) {
-        /* full: keep the live entries, in order (a line queued twice
-         * keeps both: when every entry is live the oldest goes) */
+        /* full: keep the live entries, in order */
         uint32_t n = 0;
         for (uint32_t i = 0; i < q->len; i++) {
             uint64_t x = ring[(q->head + i) & (c->qcap - 1)];
@@ -140,15 +139,6 @@ void l2_cache_last_in(const struct l2_cache *c, uint32_t set, unsigned w, int fr
         memcpy(ring, c->qtmp, n * sizeof *ring);
         q->head = 0;
         q->len = n;
-        if (n == c->qcap) {
-            uint32_t s;
-            unsigned v;
-            entry_live(c, gi, ring[0], &s, &v);
-            l2_set_meta_g(c, c->g, l2_slot(s, 0))->last &= ~(UINT32_C(1) << v);
-            q->n--;
-            q->head = 1;
-            q->len--;
-        }
     }
     c->qpos[(size_t)set * c->g.ways + w] = q->seq;
     ring[(q->head + q->len) & (c->qcap - 1)] =
@@ -163,5 +153,5 @@ void l2_cache_trim(const struct l2_cache *c)
 {
     if (c->fifo)
         for (uint32_t gi = 0; gi <= (c->sets - 1) >> c->qshift; gi++)
-        demote_oldest(c, gi);
+            demote_oldest(c, gi);
 }

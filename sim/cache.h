@@ -146,7 +146,7 @@ void l2_cache_clear(struct l2_cache *c);
 /* Demotes every LAST line to NORMAL (cudaCtxResetPersistingL2Cache). */
 void l2_cache_demote_all(struct l2_cache *c);
 /* Applies the quota over groups of 2^qshift consecutive sets (0, the
- * default: every set alone); the cache must hold no LAST line. */
+ * default: every set alone); the cache must be empty. */
 int l2_cache_group(struct l2_cache *c, unsigned qshift, l2_err *e);
 /* Way w of set `set` became LAST (fresh) or, LAST, was used again:
  * queues it as the group's most recently used and, while the group holds

@@ -338,8 +338,6 @@ static void ref_set_cls(struct ref_cache *r, uint32_t set, unsigned w, enum l2_c
                 r->qid[set][n++] = r->qid[set][i];
             }
         r->qlen[set] = n;
-        if (n == 2 * r->ways)
-            ref_pop(r, set);
     }
     r->qway[set][r->qlen[set]] = w;
     r->latest[set][w] = ++r->ids;
