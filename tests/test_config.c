@@ -207,6 +207,7 @@ START_TEST(check_relations)
     expect_check_error((const char *[]){"line_size=64", "sector_size=128", NULL}, "1 to 8 sectors");
     expect_check_error((const char *[]){"line_size=96", NULL}, "line_size = 96 is not a power of two");
     expect_check_error((const char *[]){"sector_size=24", NULL}, "not a power of two");
+    expect_check_error((const char *[]){"quota_sets=384", NULL}, "quota_sets = 384 is not a power of two");
     expect_check_error((const char *[]){"dram_atom=256", NULL}, "dram_atom");
     /* set-aside relations */
     expect_check_error((const char *[]){"setaside=32768001", NULL}, "setaside = 32768001 exceeds setaside_max");
