@@ -94,20 +94,12 @@ static int entry_live(const struct l2_cache *c, uint32_t gi, uint64_t x, uint32_
     return (m->last >> *w) & 1 && c->qpos[(size_t)*set * c->g.ways + *w] == (uint32_t)(x >> 32);
 }
 
-/* The quota of group gi: quota ways in each of its sets (the last group
- * may have fewer). */
-static uint32_t group_quota(const struct l2_cache *c, uint32_t gi)
-{
-    uint32_t n = c->sets - (gi << c->qshift);
-    return c->quota * (n >> c->qshift ? UINT32_C(1) << c->qshift : n);
-}
-
 /* Demotes group gi's oldest LAST lines while it holds more than its quota. */
 static void demote_oldest(const struct l2_cache *c, uint32_t gi)
 {
     struct l2_lastq *q = &c->q[gi];
     uint64_t *ring = c->qe + (size_t)gi * c->qcap;
-    const uint32_t limit = group_quota(c, gi);
+    const uint32_t limit = c->quota * l2_cache_group_sets(c, gi); /* quota ways in each set */
     while (q->n > limit && q->len) {
         uint64_t x = ring[q->head];
         q->head = (q->head + 1) & (c->qcap - 1);

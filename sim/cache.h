@@ -207,15 +207,29 @@ static inline enum l2_class l2_blk_cls(const struct l2_geom g, const unsigned ch
 /* Whether the LAST lines of the set whose block is b are protected: with
  * a set-aside always (its queue keeps them within the quota), else while
  * the set holds no more of them than the quota. */
-static inline int l2_blk_last_protected(const struct l2_cache *c, const struct l2_geom g, unsigned char *b)
+static inline int l2_blk_last_protected(const struct l2_cache *c, const struct l2_geom g, const unsigned char *b)
 {
-    return c->fifo || (uint32_t)l2_popcount32(l2_blk_meta(g, b)->last) <= c->quota;
+    const struct l2_set_meta *m = (const struct l2_set_meta *)(const void *)(b + g.off_meta);
+    return c->fifo || (uint32_t)l2_popcount32(m->last) <= c->quota;
 }
 
 /* The set whose block is b. */
 static inline uint32_t l2_blk_set(const struct l2_cache *c, const struct l2_geom g, const unsigned char *b)
 {
     return (uint32_t)((size_t)(b - c->mem) / g.set_bytes);
+}
+
+/* The counts and queue of the group of the set whose block is b. */
+static inline struct l2_lastq *l2_blk_q(const struct l2_cache *c, const struct l2_geom g, const unsigned char *b)
+{
+    return &c->q[l2_blk_set(c, g, b) >> c->qshift];
+}
+
+/* Sets in group gi: 2^qshift, fewer in the last group. */
+static inline uint32_t l2_cache_group_sets(const struct l2_cache *c, uint32_t gi)
+{
+    uint32_t n = c->sets - (gi << c->qshift);
+    return n >> c->qshift ? UINT32_C(1) << c->qshift : n;
 }
 
 /* Sets the class of way w (its tag already in place); a line that becomes
@@ -232,12 +246,12 @@ static inline void l2_blk_set_cls(const struct l2_cache *c, const struct l2_geom
     m->last = (m->last & ~bit) | now;
     if (m->sfirst & bit) { /* a hint, or a fill, ends the mark of an evict_first store */
         m->sfirst &= ~bit;
-        c->q[l2_blk_set(c, g, b) >> c->qshift].sn--;
+        l2_blk_q(c, g, b)->sn--;
     }
     if (now && !was)
         l2_cache_last_in(c, l2_blk_set(c, g, b), w, 1);
     else if (was && !now)
-        c->q[l2_blk_set(c, g, b) >> c->qshift].n--;
+        l2_blk_q(c, g, b)->n--;
 }
 
 /* Marks way w as written by an evict_first store (after its class is set). */
@@ -246,7 +260,7 @@ static inline void l2_blk_mark_sfirst(const struct l2_cache *c, const struct l2_
     struct l2_set_meta *m = l2_blk_meta(g, b);
     if (!(m->sfirst >> w & 1)) {
         m->sfirst |= UINT32_C(1) << w;
-        c->q[l2_blk_set(c, g, b) >> c->qshift].sn++;
+        l2_blk_q(c, g, b)->sn++;
     }
 }
 
@@ -318,14 +332,32 @@ static inline void l2_blk_touch(const struct l2_geom g, unsigned char *b, unsign
     r[w] = (uint8_t)(g.ways - 1);
 }
 
+/* Empties way w (its line leaves the group's counts). */
+static inline void l2_blk_drop(const struct l2_cache *c, const struct l2_geom g, unsigned char *b, unsigned w)
+{
+    struct l2_set_meta *m = l2_blk_meta(g, b);
+    uint32_t bit = UINT32_C(1) << w;
+    if ((m->last | m->sfirst) & bit) {
+        struct l2_lastq *q = l2_blk_q(c, g, b);
+        q->n -= (m->last & bit) != 0;
+        q->sn -= (m->sfirst & bit) != 0;
+    }
+    m->occ &= ~bit;
+    m->first &= ~bit;
+    m->last &= ~bit;
+    m->sfirst &= ~bit;
+    b[g.off_valid + w] = 0;
+    b[g.off_dirty + w] = 0;
+}
+
 /* Installs `tag` in way w (already chosen and written back), empty. */
 static inline void l2_blk_install(const struct l2_cache *c, const struct l2_geom g, unsigned char *b, unsigned w,
                                   uint64_t tag, enum l2_class cls)
 {
     struct l2_set_meta *m = l2_blk_meta(g, b);
-    if (m->last >> w & 1) { /* the evicted line leaves the set-aside */
+    if (m->last >> w & 1) { /* the evicted line leaves the set-aside (set_cls ends its mark) */
         m->last &= ~(UINT32_C(1) << w);
-        c->q[l2_blk_set(c, g, b) >> c->qshift].n--;
+        l2_blk_q(c, g, b)->n--;
     }
     ((uint32_t *)(void *)b)[w] = (uint32_t)tag;
     ((uint32_t *)(void *)(b + g.off_hi))[w] = (uint32_t)(tag >> 32);
@@ -334,22 +366,6 @@ static inline void l2_blk_install(const struct l2_cache *c, const struct l2_geom
     m->occ |= UINT32_C(1) << w;
     l2_blk_set_cls(c, g, b, w, cls);
     l2_blk_touch(g, b, w);
-}
-
-static inline void l2_blk_drop(const struct l2_cache *c, const struct l2_geom g, unsigned char *b, unsigned w)
-{
-    struct l2_set_meta *m = l2_blk_meta(g, b);
-    uint32_t bit = UINT32_C(1) << w;
-    if (m->last & bit)
-        c->q[l2_blk_set(c, g, b) >> c->qshift].n--;
-    if (m->sfirst & bit)
-        c->q[l2_blk_set(c, g, b) >> c->qshift].sn--;
-    m->occ &= ~bit;
-    m->first &= ~bit;
-    m->last &= ~bit;
-    m->sfirst &= ~bit;
-    b[g.off_valid + w] = 0;
-    b[g.off_dirty + w] = 0;
 }
 
 /* The least recently used of the ways `cand` (not 0) of a set whose ranks
@@ -398,11 +414,9 @@ static inline uint32_t l2_cache_first_cap(const struct l2_cache *c, uint32_t set
  * (0: no limit). */
 static inline int l2_cache_sfirst_full(const struct l2_cache *c, uint32_t set)
 {
-    uint32_t lo = set >> c->qshift << c->qshift, n = c->sets - lo;
-    if (n > (UINT32_C(1) << c->qshift))
-        n = UINT32_C(1) << c->qshift;
-    uint64_t cap = ((uint64_t)c->sfirst_ways << 16 | c->sfirst_frac) * n >> 16;
-    return cap && c->q[set >> c->qshift].sn >= cap;
+    const uint32_t gi = set >> c->qshift;
+    uint64_t cap = ((uint64_t)c->sfirst_ways << 16 | c->sfirst_frac) * l2_cache_group_sets(c, gi) >> 16;
+    return cap && c->q[gi].sn >= cap;
 }
 
 /* The way of the victim for a fill into `set` of c, whose block is b;
@@ -427,7 +441,7 @@ static inline unsigned l2_blk_victim(const struct l2_cache *c, const struct l2_g
      * beyond the floor at set-aside 0; evict_last lines go last (2). */
     uint32_t nfirst = (uint32_t)l2_popcount32(m->first);
     uint32_t cap = l2_cache_first_cap(c, set);
-    uint32_t rank2 = c->fifo || (uint32_t)l2_popcount32(m->last) <= c->quota ? m->last : 0;
+    uint32_t rank2 = l2_blk_last_protected(c, g, b) ? m->last : 0;
     uint32_t cand = nfirst && nfirst >= cap ? m->first : g.all & ~rank2;
     if (!cand)
         cand = rank2;

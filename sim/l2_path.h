@@ -59,20 +59,14 @@ L2_PATH_FN void l2_path_hit_line(const struct l2_cache *c, const struct l2_geom 
 /* Chooses a victim in `set` of `c` (block b) for a fill (sfirst: an
  * evict_first store's, see l2_blk_victim), writes back its dirty sectors,
  * installs `tag`; returns its way. */
-L2_PATH_FN unsigned l2_path_fill_victim(struct l2 *l, const struct l2_cache *c, const struct l2_geom g,
-                                        uint32_t set, unsigned char *b, uint64_t tag, enum l2_class cls, int sfirst,
-                                        struct l2_outcome *out)
+L2_PATH_FN unsigned l2_path_fill_line(struct l2 *l, const struct l2_cache *c, const struct l2_geom g, uint32_t set,
+                                      unsigned char *b, uint64_t tag, enum l2_class cls, int sfirst,
+                                      struct l2_outcome *out)
 {
     unsigned w = l2_blk_victim(c, g, set, b, sfirst);
     out->dram_wr += (uint32_t)l2_popcount8(*l2_blk_dirty(g, b, w)) << l->sector_shift; /* 0 when empty */
     l2_blk_install(c, g, b, w, tag, cls);
     return w;
-}
-
-L2_PATH_FN unsigned l2_path_fill_line(struct l2 *l, const struct l2_cache *c, const struct l2_geom g, uint32_t set,
-                                      unsigned char *b, uint64_t tag, enum l2_class cls, struct l2_outcome *out)
-{
-    return l2_path_fill_victim(l, c, g, set, b, tag, cls, 0, out);
 }
 
 /* The copy of `line` in a partition other than its home (cache nc, block
@@ -82,7 +76,7 @@ L2_PATH_FN void l2_path_copy(struct l2 *l, const struct l2_cache *nc, const stru
                              struct l2_outcome *out)
 {
     if (w < 0)
-        w = (int)l2_path_fill_line(l, nc, g, set, nb, line, cls, out);
+        w = (int)l2_path_fill_line(l, nc, g, set, nb, line, cls, 0, out);
     *l2_blk_valid(g, nb, (unsigned)w) |= bits;
 }
 
@@ -107,7 +101,7 @@ L2_PATH_FN uint8_t l2_path_home_read(struct l2 *l, const struct l2_cache *c, con
         if (prio != PRIO_NO_ALLOCATE) {
             if (w < 0)
                 w = (int)l2_path_fill_line(l, c, g, set, b, line,
-                                           (enum l2_class)l2_path_class_of_prio_fill[prio], out);
+                                           (enum l2_class)l2_path_class_of_prio_fill[prio], 0, out);
             *l2_blk_valid(g, b, (unsigned)w) |= l->fill_mask[miss];
         }
     }
@@ -183,8 +177,8 @@ L2_PATH_FN void l2_path_access(struct l2 *l, const struct l2_geom g, enum l2_op 
             if (prio == PRIO_NO_ALLOCATE)
                 out->dram_wr += (uint32_t)l2_popcount8(mask) << l->sector_shift;
             else
-                w = (int)l2_path_fill_victim(l, hc, g, set, hb, line,
-                                             (enum l2_class)l2_path_class_of_prio_fill[prio], sfirst, out);
+                w = (int)l2_path_fill_line(l, hc, g, set, hb, line,
+                                           (enum l2_class)l2_path_class_of_prio_fill[prio], sfirst, out);
         }
         if (w >= 0) {
             *l2_blk_valid(g, hb, (unsigned)w) |= mask;
