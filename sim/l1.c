@@ -6,17 +6,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-int l2_l1_init(struct l2_l1 *c, uint64_t bytes, l2_err *e)
+static int check_size(uint64_t bytes, l2_err *e)
 {
-    memset(c, 0, sizeof *c);
-    if (bytes == 0)
-        return 0;
-    uint64_t unit = 128u * L2_L1_WAYS;
+    const uint64_t unit = 128u * L2_L1_WAYS;
     if (bytes % unit || bytes > (16u << 20))
         return l2_fail(e, "L1 size %llu bytes is not a multiple of %llu bytes up to 16 MiB", (unsigned long long)bytes,
                        (unsigned long long)unit);
-    c->sets = (uint32_t)(bytes / unit);
     return 0;
+}
+
+int l2_l1_init(struct l2_l1 *c, uint64_t bytes, l2_err *e)
+{
+    memset(c, 0, sizeof *c);
+    if (check_size(bytes, e) < 0)
+        return -1;
+    c->sets = (uint32_t)(bytes / (128u * L2_L1_WAYS));
+    return 0;
+}
+
+int l2_l1_parse(const char *s, uint64_t *bytes, l2_err *e)
+{
+    return l2_parse_bytes(s, strlen(s), bytes, e) < 0 ? -1 : check_size(*bytes, e);
 }
 
 void l2_l1_free(struct l2_l1 *c)

@@ -47,6 +47,8 @@ struct l2_l1 {
 /* bytes 0 turns the filter off; otherwise it must be a multiple of
  * 128 * L2_L1_WAYS (at most 16 MiB). */
 int l2_l1_init(struct l2_l1 *c, uint64_t bytes, l2_err *e);
+/* An --l1 value: a size (KiB, MiB accepted) l2_l1_init takes. */
+int l2_l1_parse(const char *s, uint64_t *bytes, l2_err *e);
 void l2_l1_free(struct l2_l1 *c);
 /* Empties every SM's cache. */
 void l2_l1_clear(struct l2_l1 *c);

@@ -781,8 +781,7 @@ static int cmd_import(int argc, char **argv)
                 return usage_error(cmd, "--l1 needs a value");
             const char *v = argv[++i];
             l2_err pe;
-            struct l2_l1 probe;
-            if (l2_parse_bytes(v, strlen(v), &l1, &pe) < 0 || l2_l1_init(&probe, l1, &pe) < 0)
+            if (l2_l1_parse(v, &l1, &pe) < 0)
                 return usage_error(cmd, "--l1 '%s': %s", v, pe.msg);
         } else if (a[0] == '-' && a[1] != 0) {
             return usage_error(cmd, "unknown option '%s'", a);

@@ -81,11 +81,8 @@ int l2t_options_parse(struct l2t_options *o, const char *kernel, const char *lau
         return l2_prefix(e, "--max-bytes '%s'", max_bytes);
     if (merge && strcmp(merge, "1") == 0)
         o->coal_flags |= L2_COAL_MERGE_LINES;
-    if (l1 && *l1) {
-        struct l2_l1 probe;
-        if (l2_parse_bytes(l1, strlen(l1), &o->l1_bytes, e) < 0 || l2_l1_init(&probe, o->l1_bytes, e) < 0)
-            return l2_prefix(e, "--l1 '%s'", l1);
-    }
+    if (l1 && *l1 && l2_l1_parse(l1, &o->l1_bytes, e) < 0)
+        return l2_prefix(e, "--l1 '%s'", l1);
     return 0;
 }
 
