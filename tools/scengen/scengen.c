@@ -1324,6 +1324,16 @@ static bool optval(int argc, char **argv, int *i, const char *name, const char *
     return true;
 }
 
+/* A --jitter or --store-jitter value: loop iterations in [0, 64]. */
+static double iterations(const char *opt, const char *v)
+{
+    char *end;
+    double d = strtod(v, &end);
+    if (*end || end == v || !(d >= 0 && d <= 64))
+        die(opt, "\"%s\" is not a number of loop iterations in [0, 64]", v);
+    return d;
+}
+
 int main(int argc, char **argv)
 {
     const char *steps = NULL, *csv = NULL, *row = NULL, *setaside = NULL;
@@ -1347,15 +1357,9 @@ int main(int argc, char **argv)
             if (*end || end == v || errno || *v == '-')
                 die("--setaside-max", "\"%s\" is not a number of bytes", v);
         } else if (optval(argc, argv, &i, "--jitter", &v)) {
-            char *end;
-            jitter_sd = strtod(v, &end);
-            if (*end || end == v || !(jitter_sd >= 0 && jitter_sd <= 64))
-                die("--jitter", "\"%s\" is not a number of loop iterations in [0, 64]", v);
+            jitter_sd = iterations("--jitter", v);
         } else if (optval(argc, argv, &i, "--store-jitter", &v)) {
-            char *end;
-            store_jitter_sd = strtod(v, &end);
-            if (*end || end == v || !(store_jitter_sd >= 0 && store_jitter_sd <= 64))
-                die("--store-jitter", "\"%s\" is not a number of loop iterations in [0, 64]", v);
+            store_jitter_sd = iterations("--store-jitter", v);
         } else {
             die("usage", "unknown argument \"%s\" (try --help)", argv[i]);
         }
