@@ -382,25 +382,32 @@ START_TEST(hit_priority_updates)
 }
 END_TEST
 
-/* An evict_first hit leaves an evict_last line evict_last; once a newer
- * one takes its place in the set-aside, it is normal and an evict_first
- * hit makes it evict_first. */
+/* An evict_first hit leaves a protected evict_last line evict_last.  At
+ * set-aside 0 a second one in the set passes the floor of 1 way and both
+ * are unprotected; with a set-aside of 1 way the second demotes the first
+ * (the set-aside's least recently used) to normal.  Either way an
+ * evict_first hit then makes the first evict_first. */
 START_TEST(first_hit_keeps_protected_last)
 {
-    struct l2 l;
-    tiny(&l, 1, NULL);
-    ck_assert_uint_eq(l.quota, 1);
-    uint64_t v[12];
-    lines_in_set(&l, 3, -1, 12, v);
-    acc(&l, OP_READ, PRIO_EVICT_LAST, v[0], 0xf, -1);
-    acc(&l, OP_READ, PRIO_EVICT_FIRST, v[0], 0xf, -1);
-    ck_assert_uint_eq(l2_cache_cls(&l.part[0], resident(&l, 0, v[0])), CLS_LAST);
-    ck_assert(survives(&l, v[0], v + 2, 5));
-    acc(&l, OP_READ, PRIO_EVICT_LAST, v[1], 0xf, -1); /* beyond the quota of 1: v[0] is normal */
-    acc(&l, OP_READ, PRIO_EVICT_FIRST, v[0], 0xf, -1);
-    ck_assert_uint_eq(l2_cache_cls(&l.part[0], resident(&l, 0, v[0])), CLS_FIRST);
-    ck_assert_uint_eq(l2_cache_cls(&l.part[0], resident(&l, 0, v[1])), CLS_LAST);
-    l2_free(&l);
+    for (int aside = 0; aside < 2; aside++) {
+        struct l2 l;
+        const char *extra[] = {aside ? "setaside=1KiB" : "setaside=0", NULL};
+        tiny(&l, 1, extra);
+        ck_assert_uint_eq(l.quota, 1);
+        ck_assert_int_eq(l.part[0].fifo, aside);
+        uint64_t v[12];
+        lines_in_set(&l, 3, -1, 12, v);
+        acc(&l, OP_READ, PRIO_EVICT_LAST, v[0], 0xf, -1);
+        acc(&l, OP_READ, PRIO_EVICT_FIRST, v[0], 0xf, -1);
+        ck_assert_uint_eq(l2_cache_cls(&l.part[0], resident(&l, 0, v[0])), CLS_LAST);
+        ck_assert(survives(&l, v[0], v + 2, 5));
+        acc(&l, OP_READ, PRIO_EVICT_LAST, v[1], 0xf, -1);
+        ck_assert_uint_eq(l2_cache_cls(&l.part[0], resident(&l, 0, v[0])), aside ? CLS_NORMAL : CLS_LAST);
+        acc(&l, OP_READ, PRIO_EVICT_FIRST, v[0], 0xf, -1);
+        ck_assert_uint_eq(l2_cache_cls(&l.part[0], resident(&l, 0, v[0])), CLS_FIRST);
+        ck_assert_uint_eq(l2_cache_cls(&l.part[0], resident(&l, 0, v[1])), CLS_LAST);
+        l2_free(&l);
+    }
 }
 END_TEST
 
