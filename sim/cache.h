@@ -133,7 +133,8 @@ struct l2_cache {
     uint64_t *qe;        /* their entries: qcap per group */
     uint64_t *qtmp;      /* qcap entries of room to compact a ring */
     uint32_t qcap;
-    uint32_t first_ways; /* FIRST lines a set holds before they are its first victims */
+    uint32_t first_ways; /* FIRST lines a set holds before they are its first victims (l2: the
+                            configuration's first_ways, or less with a set-aside, first_share) */
     uint32_t first_frac; /* a share first_frac / 2^16 of the sets allows first_ways + 1 */
     uint32_t sfirst_ways; /* evict_first-stored lines a group keeps a set (0 with sfirst_frac 0: no limit) */
     uint32_t sfirst_frac; /* ... and sfirst_frac / 2^16 more */

@@ -56,6 +56,9 @@ enum l2_smmap { L2_SMMAP_LIST(L2_X_ENUM) L2_NSMMAP };
     X(first_ways, CFG_DOUBLE, 0, 32, 1.0, NULL,                                                 \
       "evict_first lines a set holds before they are its first victims (below that they age like normal "      \
       "lines); a fraction f above n means a share f of the sets allows n+1")                                    \
+    X(first_share, CFG_DOUBLE, 0, 1, 0.0, NULL,                                                 \
+      "with a set-aside, evict_first lines a set holds before they go first are at most this share of the "    \
+      "ways outside it (the lesser of it and first_ways); 0: first_ways always")                                \
     X(first_store_ways, CFG_DOUBLE, 0, 32, 0.0, NULL,                                           \
       "lines written by evict_first stores kept per set, counted over groups of quota_sets sets, before such a "  \
       "store replaces the least recently used of them in its set (otherwise they are normal lines); "            \

@@ -45,8 +45,6 @@ int l2_init(struct l2 *l, const struct l2_config *cfg, l2_err *e)
             l2_free(l);
             return -1;
         }
-        l->part[p].first_ways = (uint32_t)cfg->first_ways;
-        l->part[p].first_frac = (uint32_t)((cfg->first_ways - (double)(uint32_t)cfg->first_ways) * 65536.0);
         if (l2_cache_group(&l->part[p], l2_log2_ceil(cfg->quota_sets), e) < 0) {
             l2_free(l);
             return -1;
@@ -100,7 +98,12 @@ int l2_set_setaside(struct l2 *l, uint64_t bytes, l2_err *e)
                        (unsigned long long)bytes, (unsigned long long)l->cfg.setaside_max);
     l->setaside = bytes;
     l->quota = l2_quota_ways(&l->cfg, bytes);
+    double first = l->cfg.first_ways, share = l->cfg.first_share * (double)(l->cfg.ways - l->quota);
+    if (bytes > 0 && l->cfg.first_share > 0 && share < first)
+        first = share;
     for (unsigned p = 0; p < l->nparts; p++) {
+        l->part[p].first_ways = (uint32_t)first;
+        l->part[p].first_frac = (uint32_t)((first - (double)(uint32_t)first) * 65536.0);
         l->part[p].quota = l->quota;
         l->part[p].fifo = bytes > 0;
         l2_cache_trim(&l->part[p]);

@@ -75,7 +75,8 @@ int l2_init(struct l2 *l, const struct l2_config *cfg, l2_err *e);
 void l2_free(struct l2 *l);
 /* Empties the cache and restores the configured set-aside. */
 void l2_clear(struct l2 *l);
-/* cudaLimitPersistingL2CacheSize; bytes must not exceed setaside_max. */
+/* cudaLimitPersistingL2CacheSize; bytes must not exceed setaside_max.  Sets
+ * the quota and, with first_share, the evict_first cap (first_ways). */
 int l2_set_setaside(struct l2 *l, uint64_t bytes, l2_err *e);
 /* Quota in ways for a set-aside. */
 uint32_t l2_quota_ways(const struct l2_config *c, uint64_t bytes);

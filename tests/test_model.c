@@ -1,6 +1,7 @@
 /*
  * test_model.c - the rules fitted to the H100 measurements, worked by hand
- * on tiny caches: the evict_first cap (first_ways, whole and fractional),
+ * on tiny caches: the evict_first cap (first_ways, whole and fractional,
+ * and first_share with a set-aside),
  * the stripe set index, evict_first stores, and identical results and
  * errors for any --threads (lanes and compare workers).
  */
@@ -106,6 +107,57 @@ START_TEST(first_ways_fraction)
     }
     ck_assert_uint_ge(two, 20); /* about 32 of 64 */
     ck_assert_uint_le(two, 44);
+    l2_free(&l);
+}
+END_TEST
+
+/* Evict_first lines in set 0 of partition 0 after eight normal fills and
+ * `n` evict_first ones. */
+static unsigned first_kept(struct l2 *l, unsigned n)
+{
+    struct l2_cache *p = &l->part[0];
+    l2_cache_clear(p);
+    for (uint64_t t = 0; t < 8; t++)
+        l2_cache_install(p, l2_cache_victim(p, 0), 100 + t, CLS_NORMAL);
+    for (uint64_t t = 0; t < n; t++)
+        l2_cache_install(p, l2_cache_victim(p, 0), 200 + t, CLS_FIRST);
+    unsigned nf = 0;
+    for (uint32_t w = 0; w < 8; w++)
+        nf += l2_cache_cls(p, l2_slot(0, w)) == CLS_FIRST;
+    return nf;
+}
+
+/* first_share: with a set-aside, the evict_first cap is at most that share
+ * of the ways outside it; at set-aside 0 (the floor only) first_ways holds. */
+START_TEST(first_share_caps_with_setaside)
+{
+    struct l2_config cfg;
+    struct l2 l;
+    l2_err e;
+    l2_config_defaults(&cfg);
+    const char *kv[] = {"l2_size=64KiB", "ways=8",      "partitions=1", "setaside=0", "setaside_max=32KiB",
+                        "first_ways=3",  "first_share=0.25", NULL};
+    tests_config(&cfg, kv);
+    ck_assert_msg(l2_init(&l, &cfg, &e) == 0, "%s", e.msg);
+    ck_assert_uint_eq(l.part[0].first_ways, 3);
+    ck_assert_uint_eq(first_kept(&l, 5), 3);
+    /* 4 of 8 ways set aside: 0.25 x 4 = 1 */
+    ck_assert_msg(l2_set_setaside(&l, 32768, &e) == 0, "%s", e.msg);
+    ck_assert_uint_eq(l.part[0].first_ways, 1);
+    ck_assert_uint_eq(l.part[0].first_frac, 0);
+    ck_assert_uint_eq(first_kept(&l, 5), 1);
+    /* 2 ways: 0.25 x 6 = 1.5, a cap of 1 or 2 */
+    ck_assert_msg(l2_set_setaside(&l, 16384, &e) == 0, "%s", e.msg);
+    ck_assert_uint_eq(l.part[0].first_ways, 1);
+    ck_assert_uint_eq(l.part[0].first_frac, 32768);
+    /* 1 way: 0.25 x 7 = 1.75 */
+    ck_assert_msg(l2_set_setaside(&l, 8192, &e) == 0, "%s", e.msg);
+    ck_assert_uint_eq(l.part[0].first_ways, 1);
+    ck_assert_uint_eq(l.part[0].first_frac, 49152);
+    /* back to 0: first_ways again */
+    ck_assert_msg(l2_set_setaside(&l, 0, &e) == 0, "%s", e.msg);
+    ck_assert_uint_eq(l.part[0].first_ways, 3);
+    ck_assert_uint_eq(first_kept(&l, 5), 3);
     l2_free(&l);
 }
 END_TEST
@@ -251,6 +303,7 @@ Suite *model_suite(void)
     tcase_add_test(tc, first_ways_cap);
     tcase_add_test(tc, first_ways_zero_always_first);
     tcase_add_test(tc, first_ways_fraction);
+    tcase_add_test(tc, first_share_caps_with_setaside);
     tcase_add_test(tc, stripe_consecutive_sets);
     tcase_add_test(tc, evict_first_store_is_normal);
     tcase_add_test(tc, threads_same_report);
