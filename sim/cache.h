@@ -8,11 +8,15 @@
  *    class and its place in the set's recency order.  All arrays are
  *    allocated once; nothing is allocated per access.
  *  - Priority classes: FIRST (evict_first), NORMAL, LAST (evict_last).
- *  - Victim choice in a full set: an invalid way if any; else, once the
- *    set holds first_ways FIRST lines, the least recently used FIRST line
- *    (so a stream of evict_first fills cycles through first_ways ways of
- *    each set); else the least recently used of the NORMAL and FIRST
- *    lines; else the least recently used LAST line.
+ *  - Victim choice in a full set: an invalid way if any; else, for a
+ *    NORMAL or LAST fill, the least recently used FIRST line; for a FIRST
+ *    fill, once the set holds first_ways FIRST lines, the least recently
+ *    used FIRST line (so a stream of evict_first fills cycles through
+ *    first_ways ways of each set), except that below first_max a share
+ *    first_grow / 2^16 of the lines (a hash of the line) takes the least
+ *    recently used NORMAL line instead (the stream's ways grow slowly);
+ *    else the least recently used of the NORMAL and FIRST lines; else the
+ *    least recently used LAST line.
  *  - A set-aside holds the LAST lines: a group of 2^qshift consecutive
  *    sets holds at most quota (the set-aside in ways) x its sets of them,
  *    and a line that becomes LAST beyond that demotes the group's least
@@ -136,6 +140,8 @@ struct l2_cache {
     uint32_t first_ways; /* FIRST lines a set holds before they are its first victims (l2: the
                             configuration's first_ways, or less with a set-aside, first_share) */
     uint32_t first_frac; /* a share first_frac / 2^16 of the sets allows first_ways + 1 */
+    uint32_t first_max;  /* FIRST lines a set may grow to ... */
+    uint32_t first_grow; /* ... by a share first_grow / 2^16 of the FIRST fills beyond first_ways */
     uint32_t sfirst_ways; /* evict_first-stored lines a group keeps a set (0 with sfirst_frac 0: no limit) */
     uint32_t sfirst_frac; /* ... and sfirst_frac / 2^16 more */
 };
@@ -420,10 +426,17 @@ static inline int l2_cache_sfirst_full(const struct l2_cache *c, uint32_t set)
     return cap && c->q[gi].sn >= cap;
 }
 
-/* The way of the victim for a fill into `set` of c, whose block is b;
- * sfirst: the fill is an evict_first store's. */
+/* Whether a FIRST fill of `line` into a set at its first_ways cap takes a
+ * NORMAL line (first_grow / 2^16 of the lines, by a hash of the line). */
+static inline int l2_cache_first_grows(const struct l2_cache *c, uint64_t line)
+{
+    return ((line * UINT64_C(0x9e3779b97f4a7c15)) >> 48) < c->first_grow;
+}
+
+/* The way of the victim for a fill of `line` with class cls into `set` of
+ * c, whose block is b; sfirst: the fill is an evict_first store's. */
 static inline unsigned l2_blk_victim(const struct l2_cache *c, const struct l2_geom g, uint32_t set,
-                                     const unsigned char *b, int sfirst)
+                                     const unsigned char *b, enum l2_class cls, int sfirst, uint64_t line)
 {
     const struct l2_set_meta *m = (const struct l2_set_meta *)(const void *)(b + g.off_meta);
     uint32_t empty = g.all & ~m->occ;
@@ -436,14 +449,22 @@ static inline unsigned l2_blk_victim(const struct l2_cache *c, const struct l2_g
     if (sfirst && m->sfirst && l2_cache_sfirst_full(c, set))
         return l2_cache_lru(g, b + g.off_rank, m->sfirst);
     /* The victim is the least recently used line of the lowest rank.
-     * evict_first lines go first (rank 0) once the set holds first_ways
-     * of them (one more in a first_frac share of the sets); below that
-     * they age like normal lines (rank 1), and so do evict_last lines
-     * beyond the floor at set-aside 0; evict_last lines go last (2). */
-    uint32_t nfirst = (uint32_t)l2_popcount32(m->first);
-    uint32_t cap = l2_cache_first_cap(c, set);
+     * evict_first lines go first (rank 0) for every fill but an
+     * evict_first one; an evict_first fill takes one of them once the set
+     * holds first_ways (one more in a first_frac share of the sets), or a
+     * first_grow share of its lines a normal line while the set holds
+     * fewer than first_max; below first_ways they age like normal lines
+     * (rank 1), and so do evict_last lines beyond the floor at set-aside
+     * 0; evict_last lines go last (2). */
     uint32_t rank2 = l2_blk_last_protected(c, g, b) ? m->last : 0;
-    uint32_t cand = nfirst && nfirst >= cap ? m->first : g.all & ~rank2;
+    uint32_t cand = g.all & ~rank2;
+    if (cls != CLS_FIRST && m->first) {
+        cand = m->first;
+    } else if (m->first) {
+        uint32_t nfirst = (uint32_t)l2_popcount32(m->first), normal = cand & ~m->first;
+        if (nfirst >= l2_cache_first_cap(c, set))
+            cand = nfirst < c->first_max && normal && l2_cache_first_grows(c, line) ? normal : m->first;
+    }
     if (!cand)
         cand = rank2;
     return l2_cache_lru(g, b + g.off_rank, cand);
@@ -513,9 +534,10 @@ static inline void l2_cache_drop_g(const struct l2_cache *c, const struct l2_geo
 }
 
 /* Slot of the victim for a fill into `set`. */
-static inline uint64_t l2_cache_victim_g(const struct l2_cache *c, const struct l2_geom g, uint32_t set)
+static inline uint64_t l2_cache_victim_g(const struct l2_cache *c, const struct l2_geom g, uint32_t set,
+                                         enum l2_class cls, uint64_t line)
 {
-    return l2_slot(set, l2_blk_victim(c, g, set, l2_set_base_g(c, g, set), 0));
+    return l2_slot(set, l2_blk_victim(c, g, set, l2_set_base_g(c, g, set), cls, 0, line));
 }
 
 /* ---- the same with the cache's own geometry ---- */
@@ -560,9 +582,10 @@ static inline void l2_cache_drop(const struct l2_cache *c, uint64_t slot)
     l2_cache_drop_g(c, c->g, slot);
 }
 
-static inline uint64_t l2_cache_victim(const struct l2_cache *c, uint32_t set)
+/* The victim for a fill of `line` with class cls. */
+static inline uint64_t l2_cache_victim(const struct l2_cache *c, uint32_t set, enum l2_class cls, uint64_t line)
 {
-    return l2_cache_victim_g(c, c->g, set);
+    return l2_cache_victim_g(c, c->g, set, cls, line);
 }
 
 #endif

@@ -50,6 +50,8 @@ int l2_init(struct l2 *l, const struct l2_config *cfg, l2_err *e)
             return -1;
         }
         l->part[p].sfirst_ways = (uint32_t)cfg->first_store_ways;
+        l->part[p].first_max = (uint32_t)cfg->first_max;
+        l->part[p].first_grow = (uint32_t)(cfg->first_grow * 65536.0);
         l->part[p].sfirst_frac =
             (uint32_t)((cfg->first_store_ways - (double)(uint32_t)cfg->first_store_ways) * 65536.0);
     }

@@ -63,7 +63,7 @@ L2_PATH_FN unsigned l2_path_fill_line(struct l2 *l, const struct l2_cache *c, co
                                       unsigned char *b, uint64_t tag, enum l2_class cls, int sfirst,
                                       struct l2_outcome *out)
 {
-    unsigned w = l2_blk_victim(c, g, set, b, sfirst);
+    unsigned w = l2_blk_victim(c, g, set, b, cls, sfirst, tag);
     out->dram_wr += (uint32_t)l2_popcount8(*l2_blk_dirty(g, b, w)) << l->sector_shift; /* 0 when empty */
     l2_blk_install(c, g, b, w, tag, cls);
     return w;

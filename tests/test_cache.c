@@ -25,15 +25,15 @@ static void teardown(void)
 static uint64_t fill(uint64_t tag, enum l2_class cls)
 {
     ck_assert_int_lt(l2_cache_find(&c, 0, tag), 0);
-    uint64_t v = l2_cache_victim(&c, 0);
+    uint64_t v = l2_cache_victim(&c, 0, cls, tag);
     l2_cache_install(&c, v, tag, cls);
     return v;
 }
 
-/* Tag that the next fill would evict (L2_TAG_NONE for an empty way). */
+/* Tag that the next normal fill would evict (L2_TAG_NONE for an empty way). */
 static uint64_t victim_tag(void)
 {
-    return l2_cache_tag(&c, l2_cache_victim(&c, 0));
+    return l2_cache_tag(&c, l2_cache_victim(&c, 0, CLS_NORMAL, 0));
 }
 
 static void touch(uint64_t tag)
@@ -61,13 +61,13 @@ START_TEST(invalid_way_first)
     /* way 0 and 1 hold FIRST lines, yet an empty way is chosen */
     l2_cache_install(&c, 0, 10, CLS_FIRST);
     l2_cache_install(&c, 1, 11, CLS_FIRST);
-    ck_assert_uint_eq(l2_cache_victim(&c, 0), 2);
+    ck_assert_uint_eq(l2_cache_victim(&c, 0, CLS_NORMAL, 0), 2);
     l2_cache_install(&c, 3, 13, CLS_FIRST);
-    ck_assert_uint_eq(l2_cache_victim(&c, 0), 2);
+    ck_assert_uint_eq(l2_cache_victim(&c, 0, CLS_NORMAL, 0), 2);
     /* a dropped way is empty again and preferred over everything */
     l2_cache_install(&c, 2, 12, CLS_NORMAL);
     l2_cache_drop(&c, 1);
-    ck_assert_uint_eq(l2_cache_victim(&c, 0), 1);
+    ck_assert_uint_eq(l2_cache_victim(&c, 0, CLS_NORMAL, 0), 1);
     ck_assert_int_eq(l2_cache_find(&c, 0, 11), -1);
     ck_assert_int_eq(l2_cache_find(&c, 0, 13), 3);
 }
@@ -82,7 +82,7 @@ START_TEST(first_before_older_normal)
     ck_assert_uint_eq(victim_tag(), 4);
     /* a stream of FIRST fills cycles through one way, leaving the rest */
     for (uint64_t t = 100; t < 110; t++) {
-        uint64_t v = l2_cache_victim(&c, 0);
+        uint64_t v = l2_cache_victim(&c, 0, CLS_FIRST, t);
         ck_assert_uint_eq(v, 3);
         l2_cache_install(&c, v, t, CLS_FIRST);
     }
@@ -189,16 +189,16 @@ START_TEST(quota_over_a_group)
     ck_assert_int_eq(l2_cache_group(&d, 2, &e), 0); /* one group of 4 sets */
     d.quota = 1;                                     /* 4 LAST lines in the group */
     for (uint64_t t = 1; t <= 4; t++)
-        l2_cache_install(&d, l2_cache_victim(&d, 0), t, CLS_LAST);
+        l2_cache_install(&d, l2_cache_victim(&d, 0, CLS_LAST, t), t, CLS_LAST);
     for (uint64_t t = 1; t <= 4; t++)
         ck_assert_uint_eq(l2_cache_cls(&d, l2_cache_find(&d, 0, t)), CLS_LAST);
     /* a fifth, in another set: the group's oldest (line 1, set 0) goes */
-    l2_cache_install(&d, l2_cache_victim(&d, 3), 5, CLS_LAST);
+    l2_cache_install(&d, l2_cache_victim(&d, 3, CLS_LAST, 5), 5, CLS_LAST);
     ck_assert_uint_eq(l2_cache_cls(&d, l2_cache_find(&d, 0, 1)), CLS_NORMAL);
     ck_assert_uint_eq(l2_cache_cls(&d, l2_cache_find(&d, 0, 2)), CLS_LAST);
     ck_assert_uint_eq(l2_cache_cls(&d, l2_cache_find(&d, 3, 5)), CLS_LAST);
     /* the demoted line is the set's victim, not the LAST ones */
-    ck_assert_uint_eq(l2_cache_victim(&d, 0), (uint64_t)l2_cache_find(&d, 0, 1));
+    ck_assert_uint_eq(l2_cache_victim(&d, 0, CLS_NORMAL, 0), (uint64_t)l2_cache_find(&d, 0, 1));
     l2_cache_free(&d);
 }
 END_TEST
@@ -250,10 +250,10 @@ START_TEST(sets_are_independent)
     l2_cache_install(&d, l2_slot(2, 0), 7, CLS_NORMAL);
     ck_assert_int_eq(l2_cache_find(&d, 2, 7), (int64_t)l2_slot(2, 0));
     ck_assert_int_eq(l2_cache_find(&d, 1, 7), -1);
-    ck_assert_uint_eq(l2_cache_victim(&d, 2), l2_slot(2, 1));
-    ck_assert_uint_eq(l2_cache_victim(&d, 3), l2_slot(3, 0));
+    ck_assert_uint_eq(l2_cache_victim(&d, 2, CLS_NORMAL, 0), l2_slot(2, 1));
+    ck_assert_uint_eq(l2_cache_victim(&d, 3, CLS_NORMAL, 0), l2_slot(3, 0));
     l2_cache_install(&d, l2_slot(2, 1), 8, CLS_NORMAL);
-    ck_assert_uint_eq(l2_cache_victim(&d, 2), l2_slot(2, 0));
+    ck_assert_uint_eq(l2_cache_victim(&d, 2, CLS_NORMAL, 0), l2_slot(2, 0));
     l2_cache_clear(&d);
     ck_assert_int_eq(l2_cache_find(&d, 2, 7), -1);
     l2_cache_free(&d);
@@ -271,17 +271,17 @@ START_TEST(store_first_over_a_group)
     d.sfirst_ways = 1;                               /* 2 in the group */
     const uint64_t t[4] = {9, 1, 2, 3};
     for (unsigned i = 0; i < 4; i++) {
-        uint64_t v = l2_cache_victim(&d, 0);
+        uint64_t v = l2_cache_victim(&d, 0, CLS_NORMAL, t[i]);
         l2_cache_install(&d, v, t[i], CLS_NORMAL);
         if (t[i] == 1 || t[i] == 2)
             l2_blk_mark_sfirst(&d, d.g, l2_set_base_g(&d, d.g, 0), l2_slot_way(v));
     }
     ck_assert_uint_eq(d.q[0].sn, 2);
     /* 2 marked lines in set 0 and none in set 1: the group is full */
-    ck_assert_uint_eq(l2_blk_victim(&d, d.g, 0, l2_set_base_g(&d, d.g, 0), 1), (unsigned)l2_cache_find(&d, 0, 1));
+    ck_assert_uint_eq(l2_blk_victim(&d, d.g, 0, l2_set_base_g(&d, d.g, 0), CLS_NORMAL, 1, 20), (unsigned)l2_cache_find(&d, 0, 1));
     /* with room for 4 in the group, an evict_first store takes the LRU line */
     d.sfirst_ways = 2;
-    ck_assert_uint_eq(l2_blk_victim(&d, d.g, 0, l2_set_base_g(&d, d.g, 0), 1), (unsigned)l2_cache_find(&d, 0, 9));
+    ck_assert_uint_eq(l2_blk_victim(&d, d.g, 0, l2_set_base_g(&d, d.g, 0), CLS_NORMAL, 1, 20), (unsigned)l2_cache_find(&d, 0, 9));
     /* a hint ends a mark; dropping a marked line leaves the count */
     l2_cache_set_cls(&d, (uint64_t)l2_cache_find(&d, 0, 1), CLS_NORMAL);
     l2_cache_drop(&d, (uint64_t)l2_cache_find(&d, 0, 2));
@@ -293,7 +293,7 @@ END_TEST
 /* A plain model of the rules in cache.h, way by way, to check the packed
  * layout against: tags, a 64-bit recency counter that never wraps, classes. */
 struct ref_cache {
-    uint32_t ways, quota, first_ways, first_frac;
+    uint32_t ways, quota, first_ways, first_frac, first_max, first_grow;
     uint64_t tag[3][32], use[3][32], clock;
     enum l2_class cls[3][32];
     /* each set's queue of the ways that became LAST, with their lines, at
@@ -347,7 +347,8 @@ static void ref_set_cls(struct ref_cache *r, uint32_t set, unsigned w, enum l2_c
         ref_pop(r, set);
 }
 
-static unsigned ref_victim(const struct ref_cache *r, uint32_t set)
+/* The victim for a fill of `line` with class cls. */
+static unsigned ref_victim(const struct ref_cache *r, uint32_t set, enum l2_class cls, uint64_t line)
 {
     unsigned n[L2_NCLASS] = {0, 0, 0};
     for (unsigned w = 0; w < r->ways; w++) {
@@ -355,9 +356,15 @@ static unsigned ref_victim(const struct ref_cache *r, uint32_t set)
             return w;
         n[r->cls[set][w]]++;
     }
-    const struct l2_cache k = {.first_ways = r->first_ways, .first_frac = r->first_frac};
+    const struct l2_cache k = {
+        .first_ways = r->first_ways, .first_frac = r->first_frac, .first_grow = r->first_grow};
     unsigned cap = l2_cache_first_cap(&k, set); /* pinned on its own by first_cap_share_spread */
-    unsigned rank[L2_NCLASS] = {n[CLS_FIRST] && n[CLS_FIRST] >= cap ? 0 : 1, 1, 2};
+    /* an evict_first fill at the cap takes a normal line for a share of
+     * the lines below first_max (pinned on its own by first_grow_share) */
+    int grow = cls == CLS_FIRST && n[CLS_FIRST] >= cap && n[CLS_FIRST] < r->first_max && n[CLS_NORMAL] &&
+               l2_cache_first_grows(&k, line);
+    int first_go = n[CLS_FIRST] && (cls != CLS_FIRST || (n[CLS_FIRST] >= cap && !grow));
+    unsigned rank[L2_NCLASS] = {first_go ? 0 : 1, grow ? 0 : 1, 2};
     unsigned best = 0;
     for (unsigned w = 1; w < r->ways; w++) {
         unsigned a = rank[r->cls[set][w]], b = rank[r->cls[set][best]];
@@ -388,6 +395,8 @@ static void differential(uint32_t ways)
             d.quota = r.quota = (uint32_t)(x >> 20) % (ways + 1);
             d.first_ways = r.first_ways = (uint32_t)(x >> 25) % 4;
             d.first_frac = r.first_frac = (uint32_t)(x >> 30) & 0xffff;
+            d.first_max = r.first_max = (uint32_t)(x >> 46) % (ways + 1);
+            d.first_grow = r.first_grow = (uint32_t)(x >> 3) & 0xffff;
         }
         int64_t got = l2_cache_find(&d, set, tag);
         int want = -1;
@@ -395,8 +404,8 @@ static void differential(uint32_t ways)
             if (r.tag[set][w] == tag)
                 want = (int)w;
         ck_assert_int_eq(got, want < 0 ? -1 : (int64_t)l2_slot(set, (unsigned)want));
-        ck_assert_uint_eq(l2_cache_victim(&d, set), l2_slot(set, ref_victim(&r, set)));
         enum l2_class cls = (enum l2_class)((x >> 8) % L2_NCLASS);
+        ck_assert_uint_eq(l2_cache_victim(&d, set, cls, tag), l2_slot(set, ref_victim(&r, set, cls, tag)));
         if (want >= 0 && op < 8) {
             l2_cache_touch(&d, (uint64_t)got);
             r.use[set][want] = ++r.clock;
@@ -409,7 +418,7 @@ static void differential(uint32_t ways)
             ref_set_cls(&r, set, (unsigned)want, CLS_NORMAL);
             r.tag[set][want] = L2_TAG_NONE;
         } else if (want < 0 && op < 14) {
-            uint64_t v = l2_cache_victim(&d, set);
+            uint64_t v = l2_cache_victim(&d, set, cls, tag);
             l2_cache_install(&d, v, tag, cls);
             unsigned w = l2_slot_way(v);
             if (r.tag[set][w] != L2_TAG_NONE)
@@ -436,12 +445,12 @@ static void differential(uint32_t ways)
     l2_cache_free(&d);
 }
 
-/* |got - n * f / 2^16| <= tol for `got` of `n` sets with the cap first_ways + 1 at first_frac f. */
+/* |got - n * f / 2^16| <= tol for `got` of `n` sets (lines) drawn at a share f / 2^16. */
 static void check_share(const char *what, uint32_t i, uint32_t got, uint32_t n, uint32_t f, uint32_t tol)
 {
     int64_t dev = (int64_t)got * 65536 - (int64_t)n * f;
     ck_assert_msg((dev < 0 ? -dev : dev) <= (int64_t)tol * 65536,
-                  "first_frac %u, %s %u: %u of %u sets +1, want %.1f +-%u", f, what, i, got, n, n * (f / 65536.0), tol);
+                  "share %u / 2^16, %s %u: %u of %u, want %.1f +-%u", f, what, i, got, n, n * (f / 65536.0), tol);
 }
 
 /* The per-set evict_first cap on its own (the plain model above uses the
@@ -487,6 +496,38 @@ START_TEST(first_cap_share_spread)
 }
 END_TEST
 
+/* The share of lines whose evict_first fill at the cap takes a normal line
+ * (the plain model above uses the very function): first_grow / 2^16 of
+ * consecutive lines, of every run of 1024 of them, none at 0, all at 2^16,
+ * the same line every time. */
+START_TEST(first_grow_share)
+{
+    enum { LINES = 65536, RUN = 1024 };
+    static const uint32_t grows[] = {0, 5243, 32768, 65536}; /* 0, 0.08, 1/2, 1 */
+    for (unsigned i = 0; i < sizeof grows / sizeof grows[0]; i++) {
+        struct l2_cache k = {.first_grow = grows[i]};
+        uint32_t n = 0, run = 0, again = 0;
+        const uint64_t base = UINT64_C(0x7e0000000000) >> 7;
+        for (uint64_t l = 0; l < LINES; l++) {
+            int gr = l2_cache_first_grows(&k, base + l);
+            n += (uint32_t)gr;
+            run += (uint32_t)gr;
+            again += gr != l2_cache_first_grows(&k, base + l);
+            if (l % RUN == RUN - 1) {
+                check_share("grow run", (uint32_t)(l / RUN), run, RUN, grows[i], 48);
+                run = 0;
+            }
+        }
+        check_share("grow all", 0, n, LINES, grows[i], 200);
+        ck_assert_uint_eq(again, 0);
+        if (grows[i] == 0)
+            ck_assert_uint_eq(n, 0);
+        if (grows[i] == 65536)
+            ck_assert_uint_eq(n, LINES);
+    }
+}
+END_TEST
+
 START_TEST(matches_plain_model)
 {
     differential(16);
@@ -513,6 +554,7 @@ Suite *cache_suite(void)
     tcase_add_test(tc, demote_all);
     tcase_add_test(tc, sets_are_independent);
     tcase_add_test(tc, first_cap_share_spread);
+    tcase_add_test(tc, first_grow_share);
     tcase_add_test(tc, matches_plain_model);
     suite_add_tcase(s, tc);
     return s;

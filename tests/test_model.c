@@ -1,7 +1,7 @@
 /*
  * test_model.c - the rules fitted to the H100 measurements, worked by hand
  * on tiny caches: the evict_first cap (first_ways, whole and fractional,
- * and first_share with a set-aside),
+ * its growth to first_max, and first_share with a set-aside),
  * the stripe set index, evict_first stores, and identical results and
  * errors for any --threads (lanes and compare workers).
  */
@@ -20,7 +20,7 @@ static struct l2_cache c;
 static void fill(uint64_t tag, enum l2_class cls)
 {
     ck_assert_int_lt(l2_cache_find(&c, 0, tag), 0);
-    l2_cache_install(&c, l2_cache_victim(&c, 0), tag, cls);
+    l2_cache_install(&c, l2_cache_victim(&c, 0, cls, tag), tag, cls);
 }
 
 static int resident(uint64_t tag)
@@ -50,10 +50,16 @@ START_TEST(first_ways_cap)
     ck_assert(!resident(10) && resident(11) && resident(12) && resident(3) && resident(4));
     fill(5, CLS_NORMAL);
     ck_assert(!resident(11) && resident(3) && resident(4));
-    /* below the cap an evict_first line is evicted only when it is the
-     * oldest: 12 is older than 5 but younger than 3 */
+    /* a normal fill takes an evict_first line even below the cap: 12 is
+     * younger than 3 */
     fill(6, CLS_NORMAL);
-    ck_assert(!resident(3) && resident(12));
+    ck_assert(!resident(12) && resident(3));
+    /* below the cap an evict_first fill takes the oldest line, evict_first
+     * or not: 3, then 4 (older than 20) */
+    fill(20, CLS_FIRST);
+    ck_assert(!resident(3) && resident(20));
+    fill(21, CLS_FIRST);
+    ck_assert(!resident(4) && resident(20) && resident(21));
     l2_cache_free(&c);
 }
 END_TEST
@@ -72,6 +78,45 @@ START_TEST(first_ways_zero_always_first)
     fill(6, CLS_NORMAL); /* 5 is evict_first: it goes before the older 2 */
     ck_assert(!resident(5) && resident(2));
     l2_cache_free(&c);
+}
+END_TEST
+
+/* first_grow: at its first_ways cap, an evict_first fill of a line the
+ * hash picks takes the oldest normal line instead, until the set holds
+ * first_max evict_first lines; other lines take the oldest evict_first
+ * line. */
+START_TEST(first_grow_to_max)
+{
+    static const uint32_t grows[] = {0, 32768, 65536};
+    for (unsigned i = 0; i < 3; i++) {
+        l2_err e;
+        ck_assert_int_eq(l2_cache_init(&c, 1, 8, &e), 0);
+        c.first_ways = 2;
+        c.first_max = 5;
+        c.first_grow = grows[i];
+        for (uint64_t t = 1; t <= 8; t++)
+            fill(t, CLS_NORMAL);
+        unsigned want = 0, normal_gone = 0;
+        for (uint64_t t = 100; t < 140; t++) {
+            unsigned grow = want < 2 || (want < 5 && l2_cache_first_grows(&c, t));
+            fill(t, CLS_FIRST);
+            /* a growing fill takes the oldest normal line: 1, 2, ... */
+            if (grow) {
+                normal_gone++;
+                want++;
+                ck_assert(!resident(normal_gone));
+            }
+            ck_assert(resident(normal_gone + 1));
+        }
+        unsigned nf = 0;
+        for (uint32_t w = 0; w < 8; w++)
+            nf += l2_cache_cls(&c, l2_slot(0, w)) == CLS_FIRST;
+        ck_assert_uint_eq(nf, want);
+        ck_assert_uint_eq(nf, grows[i] == 0 ? 2 : grows[i] == 65536 ? 5 : nf);
+        if (grows[i] == 32768)
+            ck_assert(nf > 2); /* some of 38 lines grew */
+        l2_cache_free(&c);
+    }
 }
 END_TEST
 
@@ -95,9 +140,9 @@ START_TEST(first_ways_fraction)
         struct l2_cache *p = &l.part[0];
         /* fill the set with 4 normal lines, then 3 evict_first lines */
         for (uint64_t t = 0; t < 4; t++)
-            l2_cache_install(p, l2_cache_victim(p, s), 100 + t, CLS_NORMAL);
+            l2_cache_install(p, l2_cache_victim(p, s, CLS_NORMAL, 100 + t), 100 + t, CLS_NORMAL);
         for (uint64_t t = 0; t < 3; t++)
-            l2_cache_install(p, l2_cache_victim(p, s), 200 + t, CLS_FIRST);
+            l2_cache_install(p, l2_cache_victim(p, s, CLS_FIRST, 200 + t), 200 + t, CLS_FIRST);
         unsigned nf = 0;
         for (uint32_t w = 0; w < 4; w++)
             nf += l2_cache_cls(p, l2_slot(s, w)) == CLS_FIRST;
@@ -118,9 +163,9 @@ static unsigned first_kept(struct l2 *l, unsigned n)
     struct l2_cache *p = &l->part[0];
     l2_cache_clear(p);
     for (uint64_t t = 0; t < 8; t++)
-        l2_cache_install(p, l2_cache_victim(p, 0), 100 + t, CLS_NORMAL);
+        l2_cache_install(p, l2_cache_victim(p, 0, CLS_NORMAL, 100 + t), 100 + t, CLS_NORMAL);
     for (uint64_t t = 0; t < n; t++)
-        l2_cache_install(p, l2_cache_victim(p, 0), 200 + t, CLS_FIRST);
+        l2_cache_install(p, l2_cache_victim(p, 0, CLS_FIRST, 200 + t), 200 + t, CLS_FIRST);
     unsigned nf = 0;
     for (uint32_t w = 0; w < 8; w++)
         nf += l2_cache_cls(p, l2_slot(0, w)) == CLS_FIRST;
@@ -302,6 +347,7 @@ Suite *model_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, first_ways_cap);
     tcase_add_test(tc, first_ways_zero_always_first);
+    tcase_add_test(tc, first_grow_to_max);
     tcase_add_test(tc, first_ways_fraction);
     tcase_add_test(tc, first_share_caps_with_setaside);
     tcase_add_test(tc, stripe_consecutive_sets);
