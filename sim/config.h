@@ -56,16 +56,15 @@ enum l2_smmap { L2_SMMAP_LIST(L2_X_ENUM) L2_NSMMAP };
     X(first_ways, CFG_DOUBLE, 0, 32, 1.0, NULL,                                                 \
       "evict_first lines a set holds before an evict_first fill takes one of them (below that they age like "  \
       "normal lines; every other fill takes them first); a fraction f above n means a share f of the sets "     \
-      "allows n+1")                                    \
+      "allows n+1")                                                                                             \
     X(first_max, CFG_UINT, 0, 32, 0, NULL,                                                      \
-      "evict_first lines a set may grow to beyond first_ways (see first_grow); 0: first_ways")       \
+      "evict_first lines a set may grow to beyond first_ways (see first_grow); 0: no growth")        \
     X(first_grow, CFG_DOUBLE, 0, 1, 0.0, NULL,                                                  \
       "share of the evict_first fills into a set at its first_ways (by a hash of the line) that take the " \
       "least recently used normal line instead of an evict_first one, while the set holds fewer than "     \
       "first_max")                                                                                          \
     X(first_share, CFG_DOUBLE, 0, 1, 0.0, NULL,                                                 \
-      "with a set-aside, evict_first lines a set holds before they go first are at most this share of the "    \
-      "ways outside it (the lesser of it and first_ways); 0: first_ways always")                                \
+      "with a set-aside, first_ways is at most this share of the ways outside it; 0: first_ways always")     \
     X(first_store_ways, CFG_DOUBLE, 0, 32, 0.0, NULL,                                           \
       "lines written by evict_first stores kept per set, counted over groups of quota_sets sets, before such a "  \
       "store replaces the least recently used of them in its set (otherwise they are normal lines); "            \

@@ -20,6 +20,12 @@ uint32_t l2_quota_ways(const struct l2_config *c, uint64_t bytes)
     return (uint32_t)q;
 }
 
+/* The fraction of v in 1/2^16. */
+static uint32_t frac16(double v)
+{
+    return (uint32_t)((v - (double)(uint32_t)v) * 65536.0);
+}
+
 int l2_init(struct l2 *l, const struct l2_config *cfg, l2_err *e)
 {
     memset(l, 0, sizeof *l);
@@ -49,11 +55,10 @@ int l2_init(struct l2 *l, const struct l2_config *cfg, l2_err *e)
             l2_free(l);
             return -1;
         }
-        l->part[p].sfirst_ways = (uint32_t)cfg->first_store_ways;
         l->part[p].first_max = (uint32_t)cfg->first_max;
         l->part[p].first_grow = (uint32_t)(cfg->first_grow * 65536.0);
-        l->part[p].sfirst_frac =
-            (uint32_t)((cfg->first_store_ways - (double)(uint32_t)cfg->first_store_ways) * 65536.0);
+        l->part[p].sfirst_ways = (uint32_t)cfg->first_store_ways;
+        l->part[p].sfirst_frac = frac16(cfg->first_store_ways);
     }
     for (uint64_t s = 0; s < cfg->sms; s++) {
         uint64_t p = cfg->sm_map == SMMAP_HALF ? s * l->nparts / cfg->sms : s % l->nparts;
@@ -105,7 +110,7 @@ int l2_set_setaside(struct l2 *l, uint64_t bytes, l2_err *e)
         first = share;
     for (unsigned p = 0; p < l->nparts; p++) {
         l->part[p].first_ways = (uint32_t)first;
-        l->part[p].first_frac = (uint32_t)((first - (double)(uint32_t)first) * 65536.0);
+        l->part[p].first_frac = frac16(first);
         l->part[p].quota = l->quota;
         l->part[p].fifo = bytes > 0;
         l2_cache_trim(&l->part[p]);
