@@ -215,6 +215,8 @@ START_TEST(check_relations)
     expect_check_error((const char *[]){"setaside_floor_ways=17", NULL}, "setaside_floor_ways");
     expect_check_error((const char *[]){"ways=8", "l2_size=48MiB", "first_ways=8.5", NULL}, "first_ways = 8.5 exceeds ways = 8");
     expect_check_ok((const char *[]){"ways=8", "l2_size=48MiB", "first_ways=8", NULL});
+    expect_check_error((const char *[]){"ways=8", "l2_size=48MiB", "first_max=9", NULL}, "first_max = 9 exceeds ways = 8");
+    expect_check_ok((const char *[]){"ways=8", "l2_size=48MiB", "first_max=8", "first_grow=1", NULL});
     expect_check_ok((const char *[]){"setaside=32768000", NULL});
 }
 END_TEST
