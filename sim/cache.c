@@ -38,7 +38,7 @@ void l2_cache_clear(struct l2_cache *c)
 {
     memset(c->mem, 0, (size_t)c->sets * c->g.set_bytes);
     if (c->q)
-        memset(c->q, 0, ((size_t)((c->sets - 1) >> c->qshift) + 1) * sizeof *c->q);
+        memset(c->q, 0, l2_cache_groups(c) * sizeof *c->q);
     for (uint32_t s = 0; s < c->sets; s++) {
         uint8_t *r = l2_set_base_g(c, c->g, s) + c->g.off_rank;
         for (uint32_t w = 0; w < c->g.ways; w++)
@@ -50,7 +50,7 @@ void l2_cache_demote_all(struct l2_cache *c)
 {
     for (uint32_t s = 0; s < c->sets; s++)
         l2_set_meta_g(c, c->g, l2_slot(s, 0))->last = 0;
-    for (uint32_t gi = 0; gi <= (c->sets - 1) >> c->qshift; gi++)
+    for (uint32_t gi = 0; gi < l2_cache_groups(c); gi++)
         c->q[gi].n = c->q[gi].head = c->q[gi].len = 0;
 }
 
@@ -144,6 +144,6 @@ void l2_cache_last_in(const struct l2_cache *c, uint32_t set, unsigned w, int fr
 void l2_cache_trim(const struct l2_cache *c)
 {
     if (c->fifo)
-        for (uint32_t gi = 0; gi <= (c->sets - 1) >> c->qshift; gi++)
+        for (uint32_t gi = 0; gi < l2_cache_groups(c); gi++)
             demote_oldest(c, gi);
 }

@@ -232,6 +232,12 @@ static inline struct l2_lastq *l2_blk_q(const struct l2_cache *c, const struct l
     return &c->q[l2_blk_set(c, g, b) >> c->qshift];
 }
 
+/* Groups of sets (l2_cache_group): the last may hold fewer. */
+static inline uint32_t l2_cache_groups(const struct l2_cache *c)
+{
+    return ((c->sets - 1) >> c->qshift) + 1;
+}
+
 /* Sets in group gi: 2^qshift, fewer in the last group. */
 static inline uint32_t l2_cache_group_sets(const struct l2_cache *c, uint32_t gi)
 {
@@ -458,13 +464,11 @@ static inline unsigned l2_blk_victim(const struct l2_cache *c, const struct l2_g
      * 0; evict_last lines go last (2). */
     uint32_t rank2 = l2_blk_last_protected(c, g, b) ? m->last : 0;
     uint32_t cand = g.all & ~rank2;
-    if (cls != CLS_FIRST && m->first) {
+    uint32_t nfirst = (uint32_t)l2_popcount32(m->first), normal = cand & ~m->first;
+    if (nfirst && cls != CLS_FIRST)
         cand = m->first;
-    } else if (m->first) {
-        uint32_t nfirst = (uint32_t)l2_popcount32(m->first), normal = cand & ~m->first;
-        if (nfirst >= l2_cache_first_cap(c, set))
-            cand = nfirst < c->first_max && normal && l2_cache_first_grows(c, line) ? normal : m->first;
-    }
+    else if (nfirst && nfirst >= l2_cache_first_cap(c, set))
+        cand = nfirst < c->first_max && normal && l2_cache_first_grows(c, line) ? normal : m->first;
     if (!cand)
         cand = rank2;
     return l2_cache_lru(g, b + g.off_rank, cand);

@@ -357,7 +357,7 @@ void l2_sim_set_lane(struct l2_sim *s, unsigned lane, unsigned lanes)
 {
     /* whole groups of the set-aside quota (cache.h), which couple their sets */
     const unsigned q = s->l2.part[0].qshift;
-    const uint64_t groups = (((uint64_t)s->l2.sets - 1) >> q) + 1;
+    const uint64_t groups = l2_cache_groups(&s->l2.part[0]);
     const uint64_t lo = (groups * lane / lanes) << q, end = (groups * (lane + 1) / lanes) << q;
     s->set_lo = (uint32_t)lo;
     s->set_end = (uint32_t)(end < s->l2.sets ? end : s->l2.sets);
