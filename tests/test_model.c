@@ -81,6 +81,27 @@ START_TEST(first_ways_zero_always_first)
 }
 END_TEST
 
+/* Evict_first lines in `set` of p. */
+static unsigned first_count(const struct l2_cache *p, uint32_t set)
+{
+    unsigned nf = 0;
+    for (uint32_t w = 0; w < p->g.ways; w++)
+        nf += l2_cache_cls(p, l2_slot(set, w)) == CLS_FIRST;
+    return nf;
+}
+
+/* Evict_first lines `set` of p keeps after as many normal fills as it has
+ * ways, then `n` evict_first ones (p emptied first). */
+static unsigned first_kept(struct l2_cache *p, uint32_t set, unsigned n)
+{
+    l2_cache_clear(p);
+    for (uint64_t t = 0; t < p->g.ways; t++)
+        l2_cache_install(p, l2_cache_victim(p, set, CLS_NORMAL, 100 + t), 100 + t, CLS_NORMAL);
+    for (uint64_t t = 0; t < n; t++)
+        l2_cache_install(p, l2_cache_victim(p, set, CLS_FIRST, 200 + t), 200 + t, CLS_FIRST);
+    return first_count(p, set);
+}
+
 /* first_grow: at its first_ways cap, an evict_first fill of a line the
  * hash picks takes the oldest normal line instead, until the set holds
  * first_max evict_first lines; other lines take the oldest evict_first
@@ -108,12 +129,13 @@ START_TEST(first_grow_to_max)
             }
             ck_assert(resident(normal_gone + 1));
         }
-        unsigned nf = 0;
-        for (uint32_t w = 0; w < 8; w++)
-            nf += l2_cache_cls(&c, l2_slot(0, w)) == CLS_FIRST;
+        unsigned nf = first_count(&c, 0);
         ck_assert_uint_eq(nf, want);
-        ck_assert_uint_eq(nf, grows[i] == 0 ? 2 : grows[i] == 65536 ? 5 : nf);
-        if (grows[i] == 32768)
+        if (grows[i] == 0)
+            ck_assert_uint_eq(nf, 2); /* no growth beyond first_ways */
+        else if (grows[i] == 65536)
+            ck_assert_uint_eq(nf, 5); /* every line grows, up to first_max */
+        else
             ck_assert(nf > 2); /* some of 38 lines grew */
         l2_cache_free(&c);
     }
@@ -137,15 +159,8 @@ START_TEST(first_ways_fraction)
     ck_assert_uint_eq(l.part[0].first_frac, 32768);
     unsigned two = 0;
     for (uint32_t s = 0; s < l.sets; s++) {
-        struct l2_cache *p = &l.part[0];
-        /* fill the set with 4 normal lines, then 3 evict_first lines */
-        for (uint64_t t = 0; t < 4; t++)
-            l2_cache_install(p, l2_cache_victim(p, s, CLS_NORMAL, 100 + t), 100 + t, CLS_NORMAL);
-        for (uint64_t t = 0; t < 3; t++)
-            l2_cache_install(p, l2_cache_victim(p, s, CLS_FIRST, 200 + t), 200 + t, CLS_FIRST);
-        unsigned nf = 0;
-        for (uint32_t w = 0; w < 4; w++)
-            nf += l2_cache_cls(p, l2_slot(s, w)) == CLS_FIRST;
+        /* the set filled with 4 normal lines, then 3 evict_first lines */
+        unsigned nf = first_kept(&l.part[0], s, 3);
         ck_assert_uint_ge(nf, 1);
         ck_assert_uint_le(nf, 2);
         two += nf == 2;
@@ -155,22 +170,6 @@ START_TEST(first_ways_fraction)
     l2_free(&l);
 }
 END_TEST
-
-/* Evict_first lines in set 0 of partition 0 after eight normal fills and
- * `n` evict_first ones. */
-static unsigned first_kept(struct l2 *l, unsigned n)
-{
-    struct l2_cache *p = &l->part[0];
-    l2_cache_clear(p);
-    for (uint64_t t = 0; t < 8; t++)
-        l2_cache_install(p, l2_cache_victim(p, 0, CLS_NORMAL, 100 + t), 100 + t, CLS_NORMAL);
-    for (uint64_t t = 0; t < n; t++)
-        l2_cache_install(p, l2_cache_victim(p, 0, CLS_FIRST, 200 + t), 200 + t, CLS_FIRST);
-    unsigned nf = 0;
-    for (uint32_t w = 0; w < 8; w++)
-        nf += l2_cache_cls(p, l2_slot(0, w)) == CLS_FIRST;
-    return nf;
-}
 
 /* first_share: with a set-aside, the evict_first cap is at most that share
  * of the ways outside it; at set-aside 0 (the floor only) first_ways holds. */
@@ -185,12 +184,12 @@ START_TEST(first_share_caps_with_setaside)
     tests_config(&cfg, kv);
     ck_assert_msg(l2_init(&l, &cfg, &e) == 0, "%s", e.msg);
     ck_assert_uint_eq(l.part[0].first_ways, 3);
-    ck_assert_uint_eq(first_kept(&l, 5), 3);
+    ck_assert_uint_eq(first_kept(&l.part[0], 0, 5), 3);
     /* 4 of 8 ways set aside: 0.25 x 4 = 1 */
     ck_assert_msg(l2_set_setaside(&l, 32768, &e) == 0, "%s", e.msg);
     ck_assert_uint_eq(l.part[0].first_ways, 1);
     ck_assert_uint_eq(l.part[0].first_frac, 0);
-    ck_assert_uint_eq(first_kept(&l, 5), 1);
+    ck_assert_uint_eq(first_kept(&l.part[0], 0, 5), 1);
     /* 2 ways: 0.25 x 6 = 1.5, a cap of 1 or 2 */
     ck_assert_msg(l2_set_setaside(&l, 16384, &e) == 0, "%s", e.msg);
     ck_assert_uint_eq(l.part[0].first_ways, 1);
@@ -202,7 +201,7 @@ START_TEST(first_share_caps_with_setaside)
     /* back to 0: first_ways again */
     ck_assert_msg(l2_set_setaside(&l, 0, &e) == 0, "%s", e.msg);
     ck_assert_uint_eq(l.part[0].first_ways, 3);
-    ck_assert_uint_eq(first_kept(&l, 5), 3);
+    ck_assert_uint_eq(first_kept(&l.part[0], 0, 5), 3);
     l2_free(&l);
 }
 END_TEST
