@@ -139,12 +139,15 @@ void l2_sets(const struct l2 *l, uint64_t first, unsigned n, uint32_t *set)
     }
     /* consecutive lines take consecutive sets within a run of
      * 2^chunk_shift lines from a hashed start */
+    const uint64_t run = ((uint64_t)1 << l->chunk_shift) - 1; /* lines of a run, less one (chunk_shift < 64) */
+    uint32_t st = 0;
     for (unsigned i = 0; i < n; i++) {
-        uint64_t line = first + i;
-        if (i == 0 || (line >> l->chunk_shift) != ((line - 1) >> l->chunk_shift))
-            set[i] = (uint32_t)((line + l2_mix64((line >> l->chunk_shift) ^ ~l->seed)) % l->sets);
-        else
-            set[i] = set[i - 1] + 1 == l->sets ? 0 : set[i - 1] + 1;
+        const uint64_t line = first + i;
+        if (i == 0 || !(line & run)) /* a run starts */
+            st = (uint32_t)((line + l2_mix64((line >> l->chunk_shift) ^ ~l->seed)) % l->sets);
+        else if (++st == l->sets)
+            st = 0;
+        set[i] = st;
     }
 }
 

@@ -183,7 +183,8 @@ struct loc {
  * timing entries, so that the misses overlap with the accesses simulated
  * meanwhile.  It depends on the configuration only.  An access that the
  * simulation rejects is left unlocated (sim_access_g checks first). */
-L2_PATH_FN void locate_g(const struct l2_sim *s, const struct l2_geom g, const struct l2_event *ev, struct loc *lc)
+L2_PATH_FN void locate_g(const struct l2_sim *s, const struct l2_geom g, const int one_lane, const struct l2_event *ev,
+                         struct loc *lc)
 {
     if (ev->size == 0 || ev->size > L2_MAX_ACCESS || ev->addr > UINT64_MAX - ev->size)
         return;
@@ -194,7 +195,7 @@ L2_PATH_FN void locate_g(const struct l2_sim *s, const struct l2_geom g, const s
     unsigned nmine = 0;
     l2_sets(l, first, nlines, lc->set);
     for (unsigned i = 0; i < nlines; i++) {
-        lc->mine[i] = lc->set[i] - s->set_lo < s->set_end - s->set_lo;
+        lc->mine[i] = one_lane || lc->set[i] - s->set_lo < s->set_end - s->set_lo;
         if (!lc->mine[i])
             continue;
         nmine++;
@@ -251,6 +252,11 @@ L2_PATH_FN int sim_access_g(struct l2_sim *s, const struct l2_geom g, const int 
     const int window = tag == L2_TAG_GLOBAL && win->active;
     unsigned seen = 0;
     int unspec = 0;
+    /* the sectors of a line: all of them but in the first line (from the
+     * access's first byte) and the last (to its last) */
+    const uint8_t full = (uint8_t)((2u << (s->l2.sectors - 1)) - 1);
+    const uint8_t mask0 = (uint8_t)(full & ~((1u << ((ev->addr & lmask) >> ss)) - 1));
+    const uint8_t mask1 = (uint8_t)((2u << (((ev->addr + ev->size - 1) & lmask) >> ss)) - 1);
     const unsigned *home = lc->home, *near = lc->near;
     const uint32_t *set = lc->set;
     const uint8_t *mine = lc->mine;
@@ -286,9 +292,9 @@ L2_PATH_FN int sim_access_g(struct l2_sim *s, const struct l2_geom g, const int 
         seen |= 1u << prio;
         if (!one_lane && !mine[i])
             continue;
-        unsigned lo = line == first ? (unsigned)((ev->addr & lmask) >> ss) : 0;
-        unsigned hi = line == last ? (unsigned)(((ev->addr + ev->size - 1) & lmask) >> ss) : s->l2.sectors - 1;
-        uint8_t mask = (uint8_t)(((2u << hi) - 1) & ~((1u << lo) - 1));
+        uint8_t mask = i == 0 ? mask0 : full;
+        if (i == nlines - 1)
+            mask &= mask1;
         struct l2_outcome o;
         l2_path_access(&s->l2, g, op, prio, line, home[i], near[i], set[i], mask, &o);
         unsigned merged =
@@ -437,7 +443,7 @@ int l2_sim_event(struct l2_sim *s, const struct l2_event *ev, l2_err *e)
 {
     struct loc lc;
     if (ev->type == EV_ACCESS)
-        locate_g(s, s->l2.part[0].g, ev, &lc);
+        locate_g(s, s->l2.part[0].g, 0, ev, &lc);
     return sim_event(s, ev, &lc, e);
 }
 
@@ -446,40 +452,47 @@ int l2_sim_event(struct l2_sim *s, const struct l2_event *ev, l2_err *e)
 #define LOC_AHEAD 4
 #define LOC_RING 8
 
-L2_PATH_FN size_t sim_events_g(struct l2_sim *s, const struct l2_geom g, const struct l2_event *ev, size_t n,
-                               l2_err *e)
+L2_PATH_FN size_t sim_events_g(struct l2_sim *s, const struct l2_geom g, const int one_lane, const struct l2_event *ev,
+                               size_t n, l2_err *e)
 {
     struct loc ring[LOC_RING];
     for (size_t i = 0; i < n && i < LOC_AHEAD; i++)
         if (ev[i].type == EV_ACCESS)
-            locate_g(s, g, &ev[i], &ring[i]);
+            locate_g(s, g, one_lane, &ev[i], &ring[i]);
     for (size_t i = 0; i < n; i++) {
         size_t j = i + LOC_AHEAD;
         if (j < n && ev[j].type == EV_ACCESS)
-            locate_g(s, g, &ev[j], &ring[j % LOC_RING]);
+            locate_g(s, g, one_lane, &ev[j], &ring[j % LOC_RING]);
         if (sim_event(s, &ev[i], &ring[i % LOC_RING], e) < 0)
             return i;
     }
     return n;
 }
 
-/* Its two compiled forms, as sim_access_g's. */
+/* Its three compiled forms, as sim_access_g's. */
 __attribute__((noinline, flatten)) static size_t sim_events_usual(struct l2_sim *s, const struct l2_event *ev,
                                                                    size_t n, l2_err *e)
 {
-    return sim_events_g(s, l2_geom_of(L2_USUAL_WAYS), ev, n, e);
+    return sim_events_g(s, l2_geom_of(L2_USUAL_WAYS), 0, ev, n, e);
+}
+
+__attribute__((noinline, flatten)) static size_t sim_events_usual1(struct l2_sim *s, const struct l2_event *ev,
+                                                                    size_t n, l2_err *e)
+{
+    return sim_events_g(s, l2_geom_of(L2_USUAL_WAYS), 1, ev, n, e);
 }
 
 __attribute__((noinline, flatten)) static size_t sim_events_any(struct l2_sim *s, const struct l2_event *ev, size_t n,
                                                                  l2_err *e)
 {
-    return sim_events_g(s, s->l2.part[0].g, ev, n, e);
+    return sim_events_g(s, s->l2.part[0].g, 0, ev, n, e);
 }
 
 size_t l2_sim_events(struct l2_sim *s, const struct l2_event *ev, size_t n, l2_err *e)
 {
     if (s->l2.part[0].g.ways == L2_USUAL_WAYS)
-        return sim_events_usual(s, ev, n, e);
+        return s->set_lo == 0 && s->set_end == s->l2.sets ? sim_events_usual1(s, ev, n, e)
+                                                            : sim_events_usual(s, ev, n, e);
     return sim_events_any(s, ev, n, e);
 }
 
