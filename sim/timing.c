@@ -25,12 +25,6 @@ static inline int latency_bound(unsigned r)
     return r == RES_MSHR || r == RES_SLOT;
 }
 
-/* Lemire's fast modulo for 32-bit operands: m = UINT64_MAX / d + 1. */
-static inline uint32_t fastmod(uint32_t a, uint64_t m, uint32_t d)
-{
-    return (uint32_t)(((unsigned __int128)(m * a) * d) >> 64);
-}
-
 static uint32_t cycles_of(double c)
 {
     return c < 0 ? 0 : c > 2e9 ? 2000000000u : (uint32_t)(c + 0.5);
@@ -82,8 +76,6 @@ int l2_timing_init(struct l2_timing *t, const struct l2_config *cfg, l2_err *e)
     t->nparts = g.nparts;
     t->spp = g.spp;
     t->nch = g.nch;
-    t->spp_m = UINT64_MAX / t->spp + 1;
-    t->nch_m = UINT64_MAX / t->nch + 1;
     t->nsm = g.nsm;
     t->sets = l2_config_sets(cfg);
     t->sector_shift = l2_log2_ceil(cfg->sector_size);
@@ -99,6 +91,12 @@ int l2_timing_init(struct l2_timing *t, const struct l2_config *cfg, l2_err *e)
         l2_timing_free(t);
         return l2_fail(e, "out of memory");
     }
+    /* a set's slice in its partition, and its DRAM channel */
+    for (uint32_t p = 0; p < t->nparts; p++)
+        for (uint32_t set = 0; set < t->sets; set++) {
+            t->pend[(uint64_t)p * t->sets + set].slot = set % t->spp;
+            t->pend[(uint64_t)p * t->sets + set].ch = (set * t->nparts + p) % t->nch;
+        }
     return 0;
 }
 
@@ -217,6 +215,11 @@ int l2_timing_access(struct l2_timing *t, struct l2_ktime *kt, int sm, unsigned 
         kt->nseen++;
     }
     a->sm = s;
+    a->slice = kt->serv + t->off[RES_SLICE];
+    a->xbar = kt->serv + t->off[RES_XBAR];
+    a->dram = kt->serv + t->off[RES_DRAM];
+    a->mshr = kt->serv + t->off[RES_MSHR];
+    a->key = (uint64_t)kt->kernel << 1 | (at1 != 0);
     if (at1) {
         uint64_t c = at1 - 1;
         if (!kt->cb) {
@@ -246,7 +249,7 @@ int l2_timing_access(struct l2_timing *t, struct l2_ktime *kt, int sm, unsigned 
 static inline uint32_t in_flight(const struct l2_timing *t, const struct l2_ktime *kt, const struct l2_pending *pe,
                                  uint64_t line, const struct l2_tacc *a, uint32_t lat)
 {
-    if (pe->kernel != kt->kernel || pe->line != line || pe->cycle != (uint32_t)a->cycle)
+    if (pe->key != a->key || pe->line != line)
         return 0;
     if (a->cycle)
         return a->at >= pe->at && a->at - pe->at < lat ? (uint32_t)(pe->at + lat - a->at) : 0;
@@ -261,10 +264,10 @@ unsigned l2_timing_line(struct l2_timing *t, struct l2_ktime *kt, const struct l
 {
     const unsigned ss = t->sector_shift;
     const int cross = near != home;
-    const uint32_t slot = fastmod(set, t->spp_m, t->spp);
+    struct l2_pending *pe = &t->pend[(uint64_t)home * t->sets + set];
+    const uint32_t slot = pe->slot;
     const uint32_t hs = home * t->spp + slot;
-    const uint32_t ch = fastmod(set * t->nparts + home, t->nch_m, t->nch);
-    uint64_t *sv = kt->serv;
+    const uint32_t ch = pe->ch;
     struct l2_tbucket *b = a->b;
     /* write-backs travel in DRAM granules */
     const uint32_t wr = (o->dram_wr + t->atom - 1) & ~(t->atom - 1);
@@ -277,7 +280,6 @@ unsigned l2_timing_line(struct l2_timing *t, struct l2_ktime *kt, const struct l
         uint32_t nfar = l2_popcount8(o->hit) - nnear;
         uint32_t nmiss = sectors - nnear - nfar;
         const uint32_t lmiss = t->lat[cross ? L2_SC_MISS_FAR : L2_SC_MISS];
-        struct l2_pending *pe = &t->pend[(uint64_t)home * t->sets + set];
         const uint32_t left = in_flight(t, kt, pe, line, a, lmiss);
 
         /* every sector passes the near slice (hits, and what a copy fills
@@ -287,20 +289,19 @@ unsigned l2_timing_line(struct l2_timing *t, struct l2_ktime *kt, const struct l
         /* a DRAM read of less than a line is a scattered burst, served at
          * dram_partial_efficiency_pct (rows G01-G15, Z01-Z12) */
         const uint32_t dw = o->dram_rd * (o->dram_rd < t->line_bytes ? t->partial_w : L2_DRAM_W) + wr * L2_DRAM_W;
-        sv[t->off[RES_SLICE] + near * t->spp + slot] += bytes;
-        sv[t->off[RES_SLICE] + hs] += fb;
-        sv[t->off[RES_XBAR] + near] += fb;
-        sv[t->off[RES_DRAM] + ch] += dw;
+        a->slice[near * t->spp + slot] += bytes;
+        a->slice[hs] += fb;
+        a->xbar[near] += fb;
+        a->dram[ch] += dw;
         ts->slice += bytes + fb;
         ts->xbar += fb;
         ts->dram += dw;
         if (nmiss && !left) { /* a new fill: one MSHR of the home slice */
-            sv[t->off[RES_MSHR] + hs]++;
+            a->mshr[hs]++;
             ts->mshr++;
             pe->line = line;
             pe->at = a->at;
-            pe->kernel = kt->kernel;
-            pe->cycle = (uint32_t)a->cycle;
+            pe->key = a->key;
         }
         /* hits on a fill in flight wait for the rest of it */
         if (left && nnear && t->lat[L2_SC_NEAR] < left) {
@@ -324,9 +325,9 @@ unsigned l2_timing_line(struct l2_timing *t, struct l2_ktime *kt, const struct l
     } else if (op == OP_WRITE) {
         /* to the home slice, across if it is the far one; no DRAM read */
         const uint32_t xb = cross ? bytes : 0;
-        sv[t->off[RES_SLICE] + hs] += bytes;
-        sv[t->off[RES_XBAR] + home] += xb;
-        sv[t->off[RES_DRAM] + ch] += wr * L2_DRAM_W; /* the victim's write-back, or a no_allocate store written through */
+        a->slice[hs] += bytes;
+        a->xbar[home] += xb;
+        a->dram[ch] += wr * L2_DRAM_W; /* the victim's write-back, or a no_allocate store written through */
         ts->slice += bytes;
         ts->xbar += xb;
         ts->dram += wr * L2_DRAM_W;
@@ -335,7 +336,7 @@ unsigned l2_timing_line(struct l2_timing *t, struct l2_ktime *kt, const struct l
     } else {
         /* applypriority, discard: a tag operation at home */
         uint32_t one = 1u << ss;
-        sv[t->off[RES_SLICE] + hs] += one;
+        a->slice[hs] += one;
         ts->slice += one;
         lat = t->lat[cross ? L2_SC_FAR : L2_SC_NEAR];
     }

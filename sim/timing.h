@@ -174,19 +174,19 @@ void l2_ktime_eval(const struct l2_config *cfg, const struct l2_ktime *k, struct
 /* Adds b's estimate, histograms and bounds into a (totals over kernels). */
 void l2_keval_add(struct l2_keval *a, const struct l2_keval *b);
 
-/* The last fill of a (partition, set). */
+/* The last fill of a (partition, set), and where the set's lines go. */
 struct l2_pending {
     uint64_t line;
-    uint64_t at;     /* issue: cycle (@CYCLE) or line position */
-    uint32_t kernel; /* 1 + the kernel's index; 0: none */
-    uint32_t cycle;  /* 1: `at` is a cycle */
+    uint64_t at;   /* issue: cycle (@CYCLE) or line position */
+    uint64_t key;  /* (1 + the kernel's index) << 1 | 1 when `at` is a cycle; 0: none */
+    uint32_t slot; /* the set's slice within a partition */
+    uint32_t ch;   /* the DRAM channel of the partition's set */
 };
 
 /* The per-line half of the model: geometry and the last fills; what
  * belongs to a kernel is in its l2_ktime, so that kernels may interleave. */
 struct l2_timing {
     unsigned nparts, spp, nch;
-    uint64_t spp_m, nch_m; /* fast-modulo constants */
     uint32_t nsm;          /* sms + 1: the last one issues accesses without sm= */
     uint32_t sets;         /* per partition */
     unsigned sector_shift;
@@ -220,9 +220,11 @@ static inline void l2_timing_prefetch(const struct l2_timing *t, unsigned home, 
 /* The timing of one access: which bucket its lines go to. */
 struct l2_tacc {
     struct l2_tbucket *b;
-    uint64_t at; /* its cycle, or the position of its first line */
-    uint32_t sm; /* issuer */
-    int cycle;   /* 1: issued at @CYCLE `at` */
+    uint64_t at;  /* its cycle, or the position of its first line */
+    uint64_t key; /* of the fills it issues (l2_pending) */
+    uint64_t *slice, *xbar, *dram, *mshr; /* the kernel's servers of each resource */
+    uint32_t sm;  /* issuer */
+    int cycle;    /* 1: issued at @CYCLE `at` */
 };
 
 /* Files an access of `nlines` lines by SM `sm` (-1: none), `at1` = 1 +
