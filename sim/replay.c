@@ -79,6 +79,7 @@ struct l2_replay {
     uint32_t lines;   /* `kernel` lines read by the host */
     uint32_t solo;    /* the kernel the host reads in place, NONE */
     uint32_t live;    /* kernels launched, not solo, not done */
+    uint32_t done_to; /* the kernels below it are done (a kernel that is done stays so) */
     int ready_dirty;  /* a kernel finished or was launched: look for kernels to start */
     l2_progress vnow; /* progress at the last access handed out */
     struct rstream *st;
@@ -514,7 +515,9 @@ static int device_step(struct l2_replay *r, struct l2_event *ev, l2_err *e)
     if (r->ready_dirty && start_ready(r, e) < 0)
         return -1;
     uint32_t best = NONE;
-    for (uint32_t i = 0; i < r->nk; i++)
+    while (r->done_to < r->nk && r->k[r->done_to].state == K_DONE)
+        r->done_to++;
+    for (uint32_t i = r->done_to; i < r->nk; i++)
         if (r->k[i].state == K_RUNNING && i != r->solo && (best == NONE || r->k[i].pass < r->k[best].pass))
             best = i;
     if (best == NONE)
