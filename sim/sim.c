@@ -175,6 +175,7 @@ struct loc {
     unsigned home[MAX_LINES];     /* partitions (of the lines this lane simulates) */
     unsigned near[MAX_LINES];
     uint32_t set[MAX_LINES];
+    struct l2_pending *pe[MAX_LINES]; /* the timing's entries of the sets at home */
     uint8_t mine[MAX_LINES];      /* 1: this lane simulates the line */
 };
 
@@ -206,7 +207,7 @@ L2_PATH_FN void locate_g(const struct l2_sim *s, const struct l2_geom g, const i
         /* unconditional: near == home is a coin flip per line, and a second
          * prefetch of the same block costs less than its misprediction */
         l2_cache_prefetch_g(&l->part[near], g, lc->set[i]);
-        l2_timing_prefetch(&s->tm, home, lc->set[i]);
+        lc->pe[i] = l2_timing_pending(&s->tm, home, lc->set[i], 1);
     }
     lc->nmine = nmine;
 }
@@ -301,7 +302,7 @@ L2_PATH_FN int sim_access_g(struct l2_sim *s, const struct l2_geom g, const int 
         struct l2_outcome o;
         l2_path_access(&s->l2, g, op, prio, line, home[i], near[i], set[i], mask, &o);
         unsigned merged =
-            l2_timing_line(&s->tm, &k->time, &ta, &ts, op, prio, line, home[i], near[i], set[i], mask, &o);
+            l2_timing_line(&s->tm, &k->time, &ta, &ts, op, prio, line, home[i], near[i], lc->pe[i], mask, &o);
         if (op == OP_APPLY || op == OP_DISCARD)
             continue;
         unsigned sectors = (unsigned)l2_popcount8(mask);

@@ -259,12 +259,11 @@ static inline uint32_t in_flight(const struct l2_timing *t, const struct l2_ktim
 }
 
 unsigned l2_timing_line(struct l2_timing *t, struct l2_ktime *kt, const struct l2_tacc *a, struct l2_tsum *ts,
-                        enum l2_op op, enum l2_prio prio, uint64_t line, unsigned home, unsigned near, uint32_t set,
-                        uint8_t mask, const struct l2_outcome *o)
+                        enum l2_op op, enum l2_prio prio, uint64_t line, unsigned home, unsigned near,
+                        struct l2_pending *pe, uint8_t mask, const struct l2_outcome *o)
 {
     const unsigned ss = t->sector_shift;
     const int cross = near != home;
-    struct l2_pending *pe = &t->pend[(uint64_t)home * t->sets + set];
     const uint32_t slot = pe->slot;
     const uint32_t hs = home * t->spp + slot;
     const uint32_t ch = pe->ch;

@@ -211,10 +211,15 @@ int l2_timing_kernel(struct l2_timing *t, struct l2_ktime *kt, uint32_t index, l
  * warps. */
 uint32_t l2_kernel_warps(const struct l2_config *cfg, const uint32_t grid[3], const uint32_t block[3]);
 
-/* Hints the CPU to fetch what l2_timing_line reads for a line. */
-static inline void l2_timing_prefetch(const struct l2_timing *t, unsigned home, uint32_t set)
+/* The last fill of a line's set in its home partition (l2_timing_line's
+ * pe); prefetch: hints the CPU to fetch it. */
+static inline struct l2_pending *l2_timing_pending(const struct l2_timing *t, unsigned home, uint32_t set,
+                                                   int prefetch)
 {
-    __builtin_prefetch(&t->pend[(uint64_t)home * t->sets + set]);
+    struct l2_pending *pe = &t->pend[(uint64_t)home * t->sets + set];
+    if (prefetch)
+        __builtin_prefetch(pe);
+    return pe;
 }
 
 /* The timing of one access: which bucket its lines go to. */
@@ -241,11 +246,11 @@ struct l2_tsum {
 };
 
 /* One line of the access, after the L2 served it with outcome `o`
- * (sectors `mask`).  Returns the sectors that were hits on a fill in
- * flight (merged misses). */
+ * (sectors `mask`); pe: its set's entry (l2_timing_pending).  Returns the
+ * sectors that were hits on a fill in flight (merged misses). */
 unsigned l2_timing_line(struct l2_timing *t, struct l2_ktime *kt, const struct l2_tacc *a, struct l2_tsum *ts,
-                        enum l2_op op, enum l2_prio prio, uint64_t line, unsigned home, unsigned near, uint32_t set,
-                        uint8_t mask, const struct l2_outcome *o);
+                        enum l2_op op, enum l2_prio prio, uint64_t line, unsigned home, unsigned near,
+                        struct l2_pending *pe, uint8_t mask, const struct l2_outcome *o);
 
 /* Files the sums of the access's lines (after its last l2_timing_line). */
 static inline void l2_timing_done(const struct l2_timing *t, struct l2_ktime *kt, const struct l2_tacc *a,
