@@ -467,7 +467,11 @@ L2_PATH_FN size_t sim_events_g(struct l2_sim *s, const struct l2_geom g, const i
         size_t j = i + LOC_AHEAD;
         if (j < n && ev[j].type == EV_ACCESS)
             locate_g(s, g, one_lane, &ev[j], &ring[j % LOC_RING]);
-        if (sim_event(s, &ev[i], &ring[i % LOC_RING], e) < 0)
+        /* an access of the one-lane, 16-way form goes to its access path directly */
+        int r = one_lane && g.ways == L2_USUAL_WAYS && ev[i].type == EV_ACCESS
+                    ? (s->records++, sim_access_usual1(s, &ev[i], &ring[i % LOC_RING], e))
+                    : sim_event(s, &ev[i], &ring[i % LOC_RING], e);
+        if (r < 0)
             return i;
     }
     return n;
