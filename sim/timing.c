@@ -115,6 +115,10 @@ int l2_timing_kernel(struct l2_timing *t, struct l2_ktime *kt, uint32_t index, l
         l2_ktime_free(kt);
         return l2_fail(e, "out of memory");
     }
+    kt->slice = kt->serv + t->off[RES_SLICE];
+    kt->xbar = kt->serv + t->off[RES_XBAR];
+    kt->dram = kt->serv + t->off[RES_DRAM];
+    kt->mshr = kt->serv + t->off[RES_MSHR];
     kt->nserv = t->nserv;
     kt->kernel = index + 1;
     return 0;
@@ -165,7 +169,7 @@ void l2_ktime_free(struct l2_ktime *k)
     free(k->serv);
     free(k->cb);
     free(k->sm_seen);
-    k->serv = NULL;
+    k->serv = k->slice = k->xbar = k->dram = k->mshr = NULL;
     k->cb = NULL;
     k->sm_seen = NULL;
 }
@@ -215,10 +219,6 @@ int l2_timing_access(struct l2_timing *t, struct l2_ktime *kt, int sm, unsigned 
         kt->nseen++;
     }
     a->sm = s;
-    a->slice = kt->serv + t->off[RES_SLICE];
-    a->xbar = kt->serv + t->off[RES_XBAR];
-    a->dram = kt->serv + t->off[RES_DRAM];
-    a->mshr = kt->serv + t->off[RES_MSHR];
     a->key = (uint64_t)kt->kernel << 1 | (at1 != 0);
     if (at1) {
         uint64_t c = at1 - 1;
@@ -288,15 +288,15 @@ unsigned l2_timing_line(struct l2_timing *t, struct l2_ktime *kt, const struct l
         /* a DRAM read of less than a line is a scattered burst, served at
          * dram_partial_efficiency_pct (rows G01-G15, Z01-Z12) */
         const uint32_t dw = o->dram_rd * (o->dram_rd < t->line_bytes ? t->partial_w : L2_DRAM_W) + wr * L2_DRAM_W;
-        a->slice[near * t->spp + slot] += bytes;
-        a->slice[hs] += fb;
-        a->xbar[near] += fb;
-        a->dram[ch] += dw;
+        kt->slice[near * t->spp + slot] += bytes;
+        kt->slice[hs] += fb;
+        kt->xbar[near] += fb;
+        kt->dram[ch] += dw;
         ts->slice += bytes + fb;
         ts->xbar += fb;
         ts->dram += dw;
         if (nmiss && !left) { /* a new fill: one MSHR of the home slice */
-            a->mshr[hs]++;
+            kt->mshr[hs]++;
             ts->mshr++;
             pe->line = line;
             pe->at = a->at;
@@ -324,9 +324,9 @@ unsigned l2_timing_line(struct l2_timing *t, struct l2_ktime *kt, const struct l
     } else if (op == OP_WRITE) {
         /* to the home slice, across if it is the far one; no DRAM read */
         const uint32_t xb = cross ? bytes : 0;
-        a->slice[hs] += bytes;
-        a->xbar[home] += xb;
-        a->dram[ch] += wr * L2_DRAM_W; /* the victim's write-back, or a no_allocate store written through */
+        kt->slice[hs] += bytes;
+        kt->xbar[home] += xb;
+        kt->dram[ch] += wr * L2_DRAM_W; /* the victim's write-back, or a no_allocate store written through */
         ts->slice += bytes;
         ts->xbar += xb;
         ts->dram += wr * L2_DRAM_W;
@@ -335,7 +335,7 @@ unsigned l2_timing_line(struct l2_timing *t, struct l2_ktime *kt, const struct l
     } else {
         /* applypriority, discard: a tag operation at home */
         uint32_t one = 1u << ss;
-        a->slice[hs] += one;
+        kt->slice[hs] += one;
         ts->slice += one;
         lat = t->lat[cross ? L2_SC_FAR : L2_SC_NEAR];
     }

@@ -146,6 +146,7 @@ struct l2_ktime {
     uint32_t cshift;    /* a cycle bucket holds 2^cshift cycles */
     uint32_t nserv;     /* entries of serv (l2_timing.nserv) */
     uint64_t *serv;     /* work of each server (layout: l2_timing) */
+    uint64_t *slice, *xbar, *dram, *mshr; /* where each resource's servers start in serv */
     struct l2_tbucket ob[L2_OBUCKETS];
     struct l2_tbucket *cb; /* L2_CBUCKETS, or NULL before the kernel's first @CYCLE */
     uint32_t kernel;       /* 1 + the kernel's index */
@@ -227,7 +228,6 @@ struct l2_tacc {
     struct l2_tbucket *b;
     uint64_t at;  /* its cycle, or the position of its first line */
     uint64_t key; /* of the fills it issues (l2_pending) */
-    uint64_t *slice, *xbar, *dram, *mshr; /* the kernel's servers of each resource */
     uint32_t sm;  /* issuer */
     int cycle;    /* 1: issued at @CYCLE `at` */
 };
