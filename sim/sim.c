@@ -251,6 +251,7 @@ L2_PATH_FN int sim_access_g(struct l2_sim *s, const struct l2_geom g, const int 
     const enum l2_op op = (enum l2_op)ev->op;
     const struct l2_window *win = &k->win;
     const int window = tag == L2_TAG_GLOBAL && win->active;
+    const int plain = !b->is_policy && !window; /* every line takes the tag's priority */
     unsigned seen = 0;
     int unspec = 0;
     /* the sectors of a line: all of them but in the first line (from the
@@ -283,14 +284,14 @@ L2_PATH_FN int sim_access_g(struct l2_sim *s, const struct l2_geom g, const int 
             continue;
         uint64_t line = first + i;
         uint64_t la = line << ls;
-        uint64_t pa = la > ev->addr ? la : ev->addr; /* first byte of the access in this line */
-        enum l2_prio prio;
-        if (b->is_policy)
-            prio = l2_policy_apply(&b->pol, pa, ls, s->seed, &unspec);
-        else if (window && pa >= win->base && pa < win->end)
-            prio = l2_share_pick(line, s->seed, win->share60) ? win->hit_prop : win->miss_prop;
-        else
-            prio = b->prio;
+        enum l2_prio prio = b->prio;
+        if (!plain) {
+            uint64_t pa = la > ev->addr ? la : ev->addr; /* first byte of the access in this line */
+            if (b->is_policy)
+                prio = l2_policy_apply(&b->pol, pa, ls, s->seed, &unspec);
+            else if (pa >= win->base && pa < win->end)
+                prio = l2_share_pick(line, s->seed, win->share60) ? win->hit_prop : win->miss_prop;
+        }
         if (op == OP_DISCARD && (la < ev->addr || la + lmask > ev->addr + ev->size - 1))
             continue; /* only fully covered lines are discarded */
         seen |= 1u << prio;
