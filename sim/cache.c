@@ -61,8 +61,15 @@ int l2_cache_group(struct l2_cache *c, unsigned qshift, l2_err *e)
     /* at least twice the lines a group can hold, a power of two: a way's
      * one live entry is its latest, so compacting a full ring frees half */
     const uint32_t cap = UINT32_C(1) << l2_log2_ceil(2 * (uint64_t)gsets * c->g.ways);
+    /* an entry keeps the low 32 - qshift - L2_WAY_BITS bits of its number:
+     * enough while a stale entry cannot outlive 2 x cap later entries of its
+     * group by that many (each entry queued moves it one step nearer the
+     * head or the ring one nearer its compaction) */
+    if (qshift + L2_WAY_BITS >= 32 || 2 * (uint64_t)cap >= UINT64_C(1) << (32 - qshift - L2_WAY_BITS))
+        return l2_fail(e, "groups of %llu sets are too large for the set-aside queues",
+                       (unsigned long long)1 << qshift);
     struct l2_lastq *q = calloc(groups, sizeof *q);
-    uint64_t *qe = malloc(groups * cap * sizeof *qe), *qtmp = malloc(cap * sizeof *qtmp);
+    uint32_t *qe = malloc(groups * cap * sizeof *qe), *qtmp = malloc(cap * sizeof *qtmp);
     uint32_t *qpos = c->qpos ? c->qpos : calloc((size_t)c->sets * c->g.ways, sizeof *qpos);
     if (!q || !qe || !qtmp || !qpos) {
         free(q);
@@ -85,23 +92,25 @@ int l2_cache_group(struct l2_cache *c, unsigned qshift, l2_err *e)
 }
 
 /* Whether entry x of group gi names a line that is still LAST and was not
- * queued since, and its set and way. */
-static int entry_live(const struct l2_cache *c, uint32_t gi, uint64_t x, uint32_t *set, unsigned *w)
+ * queued since (its way's number, cut to the entry's bits, is the
+ * entry's), and its set and way. */
+static int entry_live(const struct l2_cache *c, uint32_t gi, uint32_t x, uint32_t *set, unsigned *w)
 {
-    *set = (gi << c->qshift) + (uint32_t)((x & UINT32_MAX) >> L2_WAY_BITS);
+    const unsigned sb = c->qshift + L2_WAY_BITS;
+    *set = (gi << c->qshift) + ((x & ((1u << sb) - 1)) >> L2_WAY_BITS);
     *w = (unsigned)(x & ((1u << L2_WAY_BITS) - 1));
     const struct l2_set_meta *m = l2_set_meta_g(c, c->g, l2_slot(*set, 0));
-    return (m->last >> *w) & 1 && c->qpos[(size_t)*set * c->g.ways + *w] == (uint32_t)(x >> 32);
+    return (m->last >> *w) & 1 && (c->qpos[(size_t)*set * c->g.ways + *w] << sb) == (x & ~((1u << sb) - 1));
 }
 
 /* Demotes group gi's oldest LAST lines while it holds more than its quota. */
 static void demote_oldest(const struct l2_cache *c, uint32_t gi)
 {
     struct l2_lastq *q = &c->q[gi];
-    uint64_t *ring = c->qe + (size_t)gi * c->qcap;
+    uint32_t *ring = c->qe + (size_t)gi * c->qcap;
     const uint32_t limit = c->quota * l2_cache_group_sets(c, gi); /* quota ways in each set */
     while (q->n > limit && q->len) {
-        uint64_t x = ring[q->head];
+        uint32_t x = ring[q->head];
         q->head = (q->head + 1) & (c->qcap - 1);
         q->len--;
         uint32_t set;
@@ -117,12 +126,12 @@ void l2_cache_last_in(const struct l2_cache *c, uint32_t set, unsigned w, int fr
 {
     const uint32_t gi = set >> c->qshift;
     struct l2_lastq *q = &c->q[gi];
-    uint64_t *ring = c->qe + (size_t)gi * c->qcap;
+    uint32_t *ring = c->qe + (size_t)gi * c->qcap;
     if (q->len == c->qcap) {
         /* full: keep the live entries, in order */
         uint32_t n = 0;
         for (uint32_t i = 0; i < q->len; i++) {
-            uint64_t x = ring[(q->head + i) & (c->qcap - 1)];
+            uint32_t x = ring[(q->head + i) & (c->qcap - 1)];
             uint32_t s;
             unsigned v;
             if (entry_live(c, gi, x, &s, &v))
@@ -134,7 +143,7 @@ void l2_cache_last_in(const struct l2_cache *c, uint32_t set, unsigned w, int fr
     }
     c->qpos[(size_t)set * c->g.ways + w] = q->seq;
     ring[(q->head + q->len) & (c->qcap - 1)] =
-        (uint64_t)q->seq++ << 32 | (uint64_t)(set - (gi << c->qshift)) << L2_WAY_BITS | w;
+        q->seq++ << (c->qshift + L2_WAY_BITS) | (set - (gi << c->qshift)) << L2_WAY_BITS | w;
     q->len++;
     q->n += fresh != 0;
     if (c->fifo)

@@ -114,7 +114,8 @@ static inline struct l2_geom l2_geom_of(uint32_t ways)
 }
 
 /* The LAST lines of a group of sets, least recently used first: a ring of
- * entries (a sequence number << 32 | set within the group << 5 | way),
+ * 32-bit entries (a sequence number << (qshift + 5) | set within the group
+ * << 5 | way: the number's low bits),
  * some stale (the line left, is no longer LAST, or was queued again: a
  * live entry's number is its way's qpos). */
 struct l2_lastq {
@@ -134,8 +135,8 @@ struct l2_cache {
     unsigned qshift;     /* a group: 2^qshift consecutive sets (l2_cache_group) */
     uint32_t *qpos;      /* by set x ways + way: the number of the way's latest entry */
     struct l2_lastq *q;  /* each group's LAST lines, oldest first */
-    uint64_t *qe;        /* their entries: qcap per group */
-    uint64_t *qtmp;      /* qcap entries of room to compact a ring */
+    uint32_t *qe;        /* their entries: qcap per group */
+    uint32_t *qtmp;      /* qcap entries of room to compact a ring */
     uint32_t qcap;
     uint32_t first_ways; /* FIRST lines a set holds before they are its first victims (l2: the
                             configuration's first_ways, or less with a set-aside, first_share) */

@@ -75,7 +75,7 @@ enum l2_smmap { L2_SMMAP_LIST(L2_X_ENUM) L2_NSMMAP };
       "largest set-aside a trace may request (persistingL2CacheMaxSize)")                       \
     X(setaside_floor_ways, CFG_UINT, 0, 32, 1, NULL,                                            \
       "evict_last ways per set kept even when the set-aside is 0")                              \
-    X(quota_sets, CFG_UINT, 1, 1 << 20, 256, NULL,                                              \
+    X(quota_sets, CFG_UINT, 1, 512, 256, NULL,                                                  \
       "consecutive sets over which the set-aside quota is counted, a power of two: a group keeps at most "  \
       "quota x quota_sets evict_last lines, and one beyond makes its least recently used normal")           \
     X(policy_seed, CFG_UINT, 0, UINT32_MAX, 0, NULL,                                            \

@@ -376,14 +376,17 @@ static unsigned ref_victim(const struct ref_cache *r, uint32_t set, enum l2_clas
 
 /* Random operations on 3 sets, compared with the plain model after each:
  * lines share their low 32 bits in pairs, and the associativity is not a
- * multiple of 4 or 16, or is the largest allowed. */
-static void differential(uint32_t ways)
+ * multiple of 4 or 16, or is the largest allowed.  The queues number their
+ * entries from seq0 (the plain model's numbers never wrap). */
+static void differential(uint32_t ways, uint32_t seq0)
 {
     struct l2_cache d;
     struct ref_cache r = {.ways = ways};
     l2_err e;
     uint64_t x = 12345 + ways;
     ck_assert_int_eq(l2_cache_init(&d, 3, ways, &e), 0);
+    for (unsigned s = 0; s < 3; s++)
+        d.q[s].seq = seq0;
     for (unsigned s = 0; s < 3; s++)
         for (unsigned w = 0; w < 32; w++)
             r.tag[s][w] = L2_TAG_NONE;
@@ -530,10 +533,32 @@ END_TEST
 
 START_TEST(matches_plain_model)
 {
-    differential(16);
-    differential(7);
-    differential(20);
-    differential(32);
+    differential(16, 0);
+    differential(7, 0);
+    differential(20, 0);
+    differential(32, 0);
+}
+END_TEST
+
+/* An entry keeps only the low bits of its number: the numbers wrap (the
+ * entries' bits and the 32-bit count both) within the run. */
+START_TEST(queue_numbers_wrap)
+{
+    differential(16, UINT32_MAX - 5000);
+    differential(32, UINT32_MAX - 5000);
+}
+END_TEST
+
+/* Groups too large for an entry's bits are refused. */
+START_TEST(queue_groups_bounded)
+{
+    struct l2_cache d;
+    l2_err e;
+    ck_assert_int_eq(l2_cache_init(&d, 1024, 32, &e), 0);
+    ck_assert_int_eq(l2_cache_group(&d, 9, &e), 0);
+    ck_assert_int_lt(l2_cache_group(&d, 10, &e), 0);
+    ck_assert_str_eq(e.msg, "groups of 1024 sets are too large for the set-aside queues");
+    l2_cache_free(&d);
 }
 END_TEST
 
@@ -556,6 +581,8 @@ Suite *cache_suite(void)
     tcase_add_test(tc, first_cap_share_spread);
     tcase_add_test(tc, first_grow_share);
     tcase_add_test(tc, matches_plain_model);
+    tcase_add_test(tc, queue_numbers_wrap);
+    tcase_add_test(tc, queue_groups_bounded);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -108,6 +108,7 @@ START_TEST(file_errors_name_line)
     expect_load_error("ways =\n", 1, "ways has no value");
     expect_load_error("far_copy = 2\n", 1, "out of range");
     expect_load_error("hash_seed = 4294967296\n", 1, "out of range");
+    expect_load_error("quota_sets = 1024\n", 1, "quota_sets = 1024 is out of range [1, 512]");
     expect_load_error("sms = -1\n", 1, "sms");
     /* a key set twice; a rule between keys names their lines */
     expect_load_error("ways = 16\n# c\nways = 8\n", 3, "ways set again (first at line 1)");
