@@ -61,10 +61,11 @@ int l2_cache_group(struct l2_cache *c, unsigned qshift, l2_err *e)
     /* at least twice the lines a group can hold, a power of two: a way's
      * one live entry is its latest, so compacting a full ring frees half */
     const uint32_t cap = UINT32_C(1) << l2_log2_ceil(2 * (uint64_t)gsets * c->g.ways);
-    /* an entry keeps the low 32 - qshift - L2_WAY_BITS bits of its number:
-     * enough while a stale entry cannot outlive 2 x cap later entries of its
-     * group by that many (each entry queued moves it one step nearer the
-     * head or the ring one nearer its compaction) */
+    /* an entry keeps the low 32 - qshift - L2_WAY_BITS bits of its number,
+     * which tell a stale entry from its way's latest as long as fewer
+     * entries than that can be queued in its group while it stays: each
+     * entry queued moves it a step nearer the head or the ring a step nearer
+     * its compaction, so it stays for fewer than 2 x cap of them */
     if (qshift + L2_WAY_BITS >= 32 || 2 * (uint64_t)cap >= UINT64_C(1) << (32 - qshift - L2_WAY_BITS))
         return l2_fail(e, "groups of %llu sets are too large for the set-aside queues",
                        (unsigned long long)1 << qshift);
