@@ -207,7 +207,7 @@ L2_PATH_FN void locate_g(const struct l2_sim *s, const struct l2_geom g, const i
         /* unconditional: near == home is a coin flip per line, and a second
          * prefetch of the same block costs less than its misprediction */
         l2_cache_prefetch_g(&l->part[near], g, lc->set[i]);
-        lc->pe[i] = l2_timing_pending(&s->tm, home, lc->set[i], 1);
+        lc->pe[i] = l2_timing_pending(&s->tm, home, lc->set[i]);
     }
     lc->nmine = nmine;
 }
@@ -356,11 +356,16 @@ __attribute__((noinline, flatten)) static int sim_access_any(struct l2_sim *s, c
     return sim_access_g(s, s->l2.part[0].g, 0, ev, lc, e);
 }
 
+/* Whether s simulates every set (one lane). */
+static int sim_one_lane(const struct l2_sim *s)
+{
+    return s->set_lo == 0 && s->set_end == s->l2.sets;
+}
+
 static int sim_access(struct l2_sim *s, const struct l2_event *ev, const struct loc *lc, l2_err *e)
 {
     if (s->l2.part[0].g.ways == L2_USUAL_WAYS)
-        return s->set_lo == 0 && s->set_end == s->l2.sets ? sim_access_usual1(s, ev, lc, e)
-                                                            : sim_access_usual(s, ev, lc, e);
+        return sim_one_lane(s) ? sim_access_usual1(s, ev, lc, e) : sim_access_usual(s, ev, lc, e);
     return sim_access_any(s, ev, lc, e);
 }
 
@@ -500,8 +505,7 @@ __attribute__((noinline, flatten)) static size_t sim_events_any(struct l2_sim *s
 size_t l2_sim_events(struct l2_sim *s, const struct l2_event *ev, size_t n, l2_err *e)
 {
     if (s->l2.part[0].g.ways == L2_USUAL_WAYS)
-        return s->set_lo == 0 && s->set_end == s->l2.sets ? sim_events_usual1(s, ev, n, e)
-                                                            : sim_events_usual(s, ev, n, e);
+        return sim_one_lane(s) ? sim_events_usual1(s, ev, n, e) : sim_events_usual(s, ev, n, e);
     return sim_events_any(s, ev, n, e);
 }
 

@@ -213,13 +213,11 @@ int l2_timing_kernel(struct l2_timing *t, struct l2_ktime *kt, uint32_t index, l
 uint32_t l2_kernel_warps(const struct l2_config *cfg, const uint32_t grid[3], const uint32_t block[3]);
 
 /* The last fill of a line's set in its home partition (l2_timing_line's
- * pe); prefetch: hints the CPU to fetch it. */
-static inline struct l2_pending *l2_timing_pending(const struct l2_timing *t, unsigned home, uint32_t set,
-                                                   int prefetch)
+ * pe), which the CPU is told to fetch. */
+static inline struct l2_pending *l2_timing_pending(const struct l2_timing *t, unsigned home, uint32_t set)
 {
     struct l2_pending *pe = &t->pend[(uint64_t)home * t->sets + set];
-    if (prefetch)
-        __builtin_prefetch(pe);
+    __builtin_prefetch(pe);
     return pe;
 }
 
