@@ -20,8 +20,11 @@
 //                     each measured kernel measured_kernel=K start_ns=S end_ns=E
 //                     rep=R median_end_ns=M p10_end_ns=A p90_end_ns=B (from
 //                     the earliest start; M, A, B: the median, 10th and 90th
-//                     percentiles of its blocks' ends); writes 2 words per block to a
+//                     percentiles of its blocks' ends); writes 3 words per block to a
 //                     scratch buffer, so not under ncu
+//   --blocks          with --time, also each block of each measured kernel:
+//                     measured_block=K b=B sm=S start_ns=T0 end_ns=T1 rep=R
+//                     (from the earliest start of the row's measured kernels)
 // Diagnostics (see README.md): --memset --scrub --bigscrub --sync --stream0
 //   --gap-us N --profile-range --repeat N --no-gate
 #include <cuda_runtime.h>
@@ -113,8 +116,8 @@ __device__ __forceinline__ void st16(char* a, uint4 v, uint64_t pol) {
                  : "memory");
 }
 
-// --time: per block, %globaltimer at its start and at its end.
-constexpr int kTimeWords = 2;
+// --time: per block, %globaltimer at its start and at its end, and its SM.
+constexpr int kTimeWords = 3;
 
 // One kernel body for all operations. `base`/`nbytes`: the region of the step.
 template <int OP, bool HINT>
@@ -178,8 +181,11 @@ __device__ __forceinline__ void body(char* base, size_t nbytes, uint64_t pol,
     if (tid == 0) {
       unsigned long long t1;
       asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1));
+      unsigned sm;
+      asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
       reinterpret_cast<unsigned long long*>(sink)[kTimeWords * blk] = t0;
       reinterpret_cast<unsigned long long*>(sink)[kTimeWords * blk + 1] = t1;
+      reinterpret_cast<unsigned long long*>(sink)[kTimeWords * blk + 2] = sm;
     }
   } else if (dump) {
     sink[(size_t)blk * blockDim.x + tid] = acc;  // never taken in a run
@@ -302,8 +308,11 @@ __device__ __forceinline__ void xbody(const XArgs a, unsigned* sink, int dump) {
     if (tid == 0) {
       unsigned long long t1;
       asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1));
+      unsigned sm;
+      asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
       reinterpret_cast<unsigned long long*>(sink)[kTimeWords * blk] = t0;
       reinterpret_cast<unsigned long long*>(sink)[kTimeWords * blk + 1] = t1;
+      reinterpret_cast<unsigned long long*>(sink)[kTimeWords * blk + 2] = sm;
     }
   } else if (dump) {
     sink[(size_t)blk * blockDim.x + tid] = acc;
@@ -598,7 +607,7 @@ static XFn xkernel_for(int xop, bool measured) {
 static void usage() {
   fprintf(stderr,
           "usage: hwprobe --setaside default|0|max|BYTES --steps \"STEP; STEP; ...\"\n"
-          "               [--dry-run] [--quiet] [--memset] [--scrub] [--time] [--repeat N] [--no-gate]\n"
+          "               [--dry-run] [--quiet] [--memset] [--scrub] [--time [--blocks]] [--repeat N] [--no-gate]\n"
           "               [--sync] [--stream0] [--bigscrub] [--profile-range] [--range-all]\n"
           "               [--omit-measured] [--gap-us N]\n"
           "       hwprobe --info   (device facts; exit 77 when no GPU)\n"
@@ -617,7 +626,7 @@ int main(int argc, char** argv) {
   setenv("CUDA_MODULE_LOADING", "EAGER", 1);
   std::string setaside = "default", steps;
   bool dry = false, quiet = false, info = false, do_memset = false, scrub = false;
-  bool timing = false, sync_steps = false, stream0 = false, bigscrub = false, profrange = false;
+  bool timing = false, blocks_out = false, sync_steps = false, stream0 = false, bigscrub = false, profrange = false;
   bool range_all = false, omit_measured = false, gate = true;
   int gap_us = 0;
   int repeat = 1;
@@ -631,6 +640,7 @@ int main(int argc, char** argv) {
     else if (a == "--memset") do_memset = true;
     else if (a == "--scrub") scrub = true;
     else if (a == "--time") timing = true;
+    else if (a == "--blocks") blocks_out = true;
     else if (a == "--bigscrub") bigscrub = true;
     else if (a == "--profile-range") profrange = true;
     else if (a == "--range-all") range_all = true;
@@ -1005,6 +1015,12 @@ int main(int argc, char** argv) {
               s0 = std::min(s0, tb[kTimeWords * j]);
               ends.push_back(tb[kTimeWords * j + 1] - a);
             }
+            if (blocks_out)
+              for (int q = 0; q < tblocks[m]; q++) {
+                const size_t k = j - (size_t)tblocks[m] + (size_t)q;
+                printf("measured_block=%zu b=%d sm=%llu start_ns=%llu end_ns=%llu rep=%d\n", m + 1, q,
+                       tb[kTimeWords * k + 2], tb[kTimeWords * k] - a, tb[kTimeWords * k + 1] - a, rep);
+              }
             std::sort(ends.begin(), ends.end());
             printf("measured_kernel=%zu start_ns=%llu end_ns=%llu rep=%d median_end_ns=%llu p10_end_ns=%llu "
                    "p90_end_ns=%llu\n",
