@@ -21,12 +21,13 @@ int l2_cache_init(struct l2_cache *c, uint32_t sets, uint32_t ways, l2_err *e)
     }
     c->fifo = 1;
     l2_cache_clear(c);
-    return l2_cache_group(c, 0, e);
+    return l2_cache_group(c, 0, 0, e);
 }
 
 void l2_cache_free(struct l2_cache *c)
 {
     free(c->mem);
+    free(c->cq);
     free(c->q);
     free(c->qe);
     free(c->qtmp);
@@ -39,6 +40,8 @@ void l2_cache_clear(struct l2_cache *c)
     memset(c->mem, 0, (size_t)c->sets * c->g.set_bytes);
     if (c->q)
         memset(c->q, 0, l2_cache_groups(c) * sizeof *c->q);
+    if (c->cq)
+        memset(c->cq, 0, l2_cache_groups_of(c, c->cshift) * sizeof *c->cq);
     for (uint32_t s = 0; s < c->sets; s++) {
         uint8_t *r = l2_set_base_g(c, c->g, s) + c->g.off_rank;
         for (uint32_t w = 0; w < c->g.ways; w++)
@@ -52,10 +55,15 @@ void l2_cache_demote_all(struct l2_cache *c)
         l2_set_meta_g(c, c->g, l2_slot(s, 0))->last = 0;
     for (uint32_t gi = 0; gi < l2_cache_groups(c); gi++)
         c->q[gi].n = c->q[gi].head = c->q[gi].len = 0;
+    for (uint32_t gi = 0; gi < l2_cache_groups_of(c, c->cshift); gi++)
+        c->cq[gi].n = 0;
 }
 
-int l2_cache_group(struct l2_cache *c, unsigned qshift, l2_err *e)
+int l2_cache_group(struct l2_cache *c, unsigned cshift, unsigned qshift, l2_err *e)
 {
+    if (cshift > qshift)
+        return l2_fail(e, "quota groups of %llu sets are larger than queue groups of %llu",
+                       (unsigned long long)1 << cshift, (unsigned long long)1 << qshift);
     const uint32_t gsets = c->sets < (UINT32_C(1) << qshift) ? c->sets : UINT32_C(1) << qshift;
     const size_t groups = ((size_t)(c->sets - 1) >> qshift) + 1;
     /* at least twice the lines a group can hold, a power of two: a way's
@@ -70,10 +78,12 @@ int l2_cache_group(struct l2_cache *c, unsigned qshift, l2_err *e)
         return l2_fail(e, "groups of %llu sets are too large for the set-aside queues",
                        (unsigned long long)1 << qshift);
     struct l2_lastq *q = calloc(groups, sizeof *q);
+    struct l2_quota *cq = calloc(l2_cache_groups_of(c, cshift), sizeof *cq);
     uint32_t *qe = malloc(groups * cap * sizeof *qe), *qtmp = malloc(cap * sizeof *qtmp);
     uint32_t *qpos = c->qpos ? c->qpos : calloc((size_t)c->sets * c->g.ways, sizeof *qpos);
-    if (!q || !qe || !qtmp || !qpos) {
+    if (!q || !cq || !qe || !qtmp || !qpos) {
         free(q);
+        free(cq);
         free(qe);
         free(qtmp);
         if (qpos != c->qpos)
@@ -81,13 +91,16 @@ int l2_cache_group(struct l2_cache *c, unsigned qshift, l2_err *e)
         return l2_fail(e, "out of memory for the set-aside queues of %u sets", c->sets);
     }
     free(c->q);
+    free(c->cq);
     free(c->qe);
     free(c->qtmp);
     c->q = q;
+    c->cq = cq;
     c->qe = qe;
     c->qtmp = qtmp;
     c->qpos = qpos;
     c->qcap = cap;
+    c->cshift = cshift;
     c->qshift = qshift;
     return 0;
 }
@@ -104,13 +117,12 @@ static int entry_live(const struct l2_cache *c, uint32_t gi, uint32_t x, uint32_
     return (m->last >> *w) & 1 && (c->qpos[(size_t)*set * c->g.ways + *w] << sb) == (x & ~((1u << sb) - 1));
 }
 
-/* Demotes group gi's oldest LAST lines while it holds more than its quota. */
+/* Demotes queue group gi's oldest LAST line, if any. */
 static void demote_oldest(const struct l2_cache *c, uint32_t gi)
 {
     struct l2_lastq *q = &c->q[gi];
     uint32_t *ring = c->qe + (size_t)gi * c->qcap;
-    const uint32_t limit = c->quota * l2_cache_group_sets(c, gi); /* quota ways in each set */
-    while (q->n > limit && q->len) {
+    while (q->len) {
         uint32_t x = ring[q->head];
         q->head = (q->head + 1) & (c->qcap - 1);
         q->len--;
@@ -119,8 +131,18 @@ static void demote_oldest(const struct l2_cache *c, uint32_t gi)
         if (entry_live(c, gi, x, &set, &w)) {
             l2_set_meta_g(c, c->g, l2_slot(set, 0))->last &= ~(UINT32_C(1) << w);
             q->n--;
+            c->cq[set >> c->cshift].n--;
+            return;
         }
     }
+}
+
+/* Demotes queue group gi's oldest LAST lines while it holds more than its quota. */
+static void trim_group(const struct l2_cache *c, uint32_t gi)
+{
+    const uint32_t limit = c->quota * l2_cache_group_sets_of(c, c->qshift, gi); /* quota ways in each set */
+    while (c->q[gi].n > limit && c->q[gi].len)
+        demote_oldest(c, gi);
 }
 
 void l2_cache_last_in(const struct l2_cache *c, uint32_t set, unsigned w, int fresh)
@@ -146,14 +168,21 @@ void l2_cache_last_in(const struct l2_cache *c, uint32_t set, unsigned w, int fr
     ring[(q->head + q->len) & (c->qcap - 1)] =
         q->seq++ << (c->qshift + L2_WAY_BITS) | (set - (gi << c->qshift)) << L2_WAY_BITS | w;
     q->len++;
-    q->n += fresh != 0;
-    if (c->fifo)
+    if (!fresh)
+        return;
+    q->n++;
+    struct l2_quota *cq = &c->cq[set >> c->cshift];
+    cq->n++;
+    if (!c->fifo)
+        return;
+    if (cq->n > c->quota * l2_cache_group_sets_of(c, c->cshift, set >> c->cshift))
         demote_oldest(c, gi);
+    trim_group(c, gi);
 }
 
 void l2_cache_trim(const struct l2_cache *c)
 {
     if (c->fifo)
         for (uint32_t gi = 0; gi < l2_cache_groups(c); gi++)
-            demote_oldest(c, gi);
+            trim_group(c, gi);
 }

@@ -17,13 +17,17 @@
  *    recently used NORMAL line instead (the stream's ways grow slowly);
  *    else the least recently used of the NORMAL and FIRST lines; else the
  *    least recently used LAST line.
- *  - A set-aside holds the LAST lines: a group of 2^qshift consecutive
- *    sets holds at most quota (the set-aside in ways) x its sets of them,
- *    and a line that becomes LAST beyond that demotes the group's least
- *    recently used LAST line to NORMAL (measured on the H100: of
- *    persisting data larger than the set-aside, a normal stream leaves
- *    exactly the set-aside's size, and of two persisting buffers the
- *    later one whole; calibration/h100/fidelity.md).  Without a set-aside
+ *  - A set-aside holds the LAST lines, counted over two sizes of groups
+ *    of consecutive sets: a quota group of 2^cshift sets and a queue
+ *    group of 2^qshift (larger) each hold quota (the set-aside in ways)
+ *    x their sets of them.  A line that becomes LAST in a quota group
+ *    beyond that, or in a queue group beyond that, demotes the queue
+ *    group's least recently used LAST line to NORMAL (measured on the
+ *    H100: of persisting data larger than the set-aside, a normal stream
+ *    leaves the set-aside's size, the oldest lines going first, and of
+ *    two persisting buffers the later one whole; but data about the
+ *    set-aside's size keeps up to 1 MiB less, what quota groups that its
+ *    lines fill unevenly lose; calibration/h100/fidelity.md).  Without a set-aside
  *    (fifo 0) the quota is the floor, per set: a set holding more LAST
  *    lines than that lets them compete like normal ones (measured: 2 and
  *    4 MiB of persisting data at set-aside 0 lose what per-set counts
@@ -113,17 +117,22 @@ static inline struct l2_geom l2_geom_of(uint32_t ways)
     return g;
 }
 
-/* The LAST lines of a group of sets, least recently used first: a ring of
- * 32-bit entries (a sequence number << (qshift + 5) | set within the group
- * << 5 | way: the number's low bits),
- * some stale (the line left, is no longer LAST, or was queued again: a
- * live entry's number is its way's qpos). */
+/* The LAST lines of a queue group of sets, least recently used first: a
+ * ring of 32-bit entries (a sequence number << (qshift + 5) | set within
+ * the group << 5 | way: the number's low bits), some stale (the line
+ * left, is no longer LAST, or was queued again: a live entry's number is
+ * its way's qpos). */
 struct l2_lastq {
     uint32_t n;    /* LAST lines in the group */
     uint32_t head; /* the oldest entry */
     uint32_t len;  /* entries */
     uint32_t seq;  /* the number of the next entry */
-    uint32_t sn;   /* lines evict_first stores wrote (marked) in the group */
+};
+
+/* The counts of a quota group of sets. */
+struct l2_quota {
+    uint32_t n;  /* LAST lines */
+    uint32_t sn; /* lines evict_first stores wrote (marked) */
 };
 
 struct l2_cache {
@@ -131,10 +140,12 @@ struct l2_cache {
     struct l2_geom g;
     unsigned char *mem;  /* sets x g.set_bytes, 64-byte aligned */
     uint32_t quota;      /* the set-aside in ways: a group of n sets holds at most quota x n LAST lines */
-    int fifo;            /* 1: the quota is the group's (a set-aside); 0: each set's (the floor) */
-    unsigned qshift;     /* a group: 2^qshift consecutive sets (l2_cache_group) */
+    int fifo;            /* 1: the quota is the groups' (a set-aside); 0: each set's (the floor) */
+    unsigned cshift;     /* a quota group: 2^cshift consecutive sets (l2_cache_group) */
+    unsigned qshift;     /* a queue group: 2^qshift consecutive sets, qshift >= cshift */
+    struct l2_quota *cq; /* each quota group's counts */
     uint32_t *qpos;      /* by set x ways + way: the number of the way's latest entry */
-    struct l2_lastq *q;  /* each group's LAST lines, oldest first */
+    struct l2_lastq *q;  /* each queue group's LAST lines, oldest first */
     uint32_t *qe;        /* their entries: qcap per group */
     uint32_t *qtmp;      /* qcap entries of room to compact a ring */
     uint32_t qcap;
@@ -153,16 +164,17 @@ void l2_cache_free(struct l2_cache *c);
 void l2_cache_clear(struct l2_cache *c);
 /* Demotes every LAST line to NORMAL (cudaCtxResetPersistingL2Cache). */
 void l2_cache_demote_all(struct l2_cache *c);
-/* Applies the quota over groups of 2^qshift consecutive sets (0, the
- * default: every set alone); the cache must be empty. */
-int l2_cache_group(struct l2_cache *c, unsigned qshift, l2_err *e);
+/* Counts the quota over quota groups of 2^cshift consecutive sets and
+ * queues LAST lines in queue groups of 2^qshift (0, 0, the default: every
+ * set alone); the cache must be empty. */
+int l2_cache_group(struct l2_cache *c, unsigned cshift, unsigned qshift, l2_err *e);
 /* Way w of set `set` became LAST (fresh) or, LAST, was used again:
- * queues it as the group's most recently used and, while the group holds
- * more LAST lines than its quota (fifo), demotes the least recently used
- * to NORMAL. */
+ * queues it as its queue group's most recently used; a fresh one beyond
+ * its quota group's quota or its queue group's (fifo) demotes the queue
+ * group's least recently used LAST line to NORMAL. */
 void l2_cache_last_in(const struct l2_cache *c, uint32_t set, unsigned w, int fresh);
-/* Demotes the oldest LAST lines of every group beyond its quota (after
- * the quota changed). */
+/* Demotes the oldest LAST lines of every queue group beyond its quota
+ * (after the quota changed). */
 void l2_cache_trim(const struct l2_cache *c);
 
 /* ---- slots and the arrays of a set ---- */
@@ -227,23 +239,35 @@ static inline uint32_t l2_blk_set(const struct l2_cache *c, const struct l2_geom
     return (uint32_t)((size_t)(b - c->mem) / g.set_bytes);
 }
 
-/* The counts and queue of the group of the set whose block is b. */
+/* The queue of the queue group of the set whose block is b. */
 static inline struct l2_lastq *l2_blk_q(const struct l2_cache *c, const struct l2_geom g, const unsigned char *b)
 {
     return &c->q[l2_blk_set(c, g, b) >> c->qshift];
 }
 
-/* Groups of sets (l2_cache_group): the last may hold fewer. */
-static inline uint32_t l2_cache_groups(const struct l2_cache *c)
+/* The counts of the quota group of the set whose block is b. */
+static inline struct l2_quota *l2_blk_cq(const struct l2_cache *c, const struct l2_geom g, const unsigned char *b)
 {
-    return ((c->sets - 1) >> c->qshift) + 1;
+    return &c->cq[l2_blk_set(c, g, b) >> c->cshift];
 }
 
-/* Sets in group gi: 2^qshift, fewer in the last group. */
-static inline uint32_t l2_cache_group_sets(const struct l2_cache *c, uint32_t gi)
+/* Groups of 2^shift sets: the last may hold fewer. */
+static inline uint32_t l2_cache_groups_of(const struct l2_cache *c, unsigned shift)
 {
-    uint32_t n = c->sets - (gi << c->qshift);
-    return n >> c->qshift ? UINT32_C(1) << c->qshift : n;
+    return ((c->sets - 1) >> shift) + 1;
+}
+
+/* Sets in group gi of groups of 2^shift sets. */
+static inline uint32_t l2_cache_group_sets_of(const struct l2_cache *c, unsigned shift, uint32_t gi)
+{
+    uint32_t n = c->sets - (gi << shift);
+    return n >> shift ? UINT32_C(1) << shift : n;
+}
+
+/* Queue groups (l2_cache_group), which couple their sets. */
+static inline uint32_t l2_cache_groups(const struct l2_cache *c)
+{
+    return l2_cache_groups_of(c, c->qshift);
 }
 
 /* Sets the class of way w (its tag already in place); a line that becomes
@@ -260,12 +284,14 @@ static inline void l2_blk_set_cls(const struct l2_cache *c, const struct l2_geom
     m->last = (m->last & ~bit) | now;
     if (m->sfirst & bit) { /* a hint, or a fill, ends the mark of an evict_first store */
         m->sfirst &= ~bit;
-        l2_blk_q(c, g, b)->sn--;
+        l2_blk_cq(c, g, b)->sn--;
     }
     if (now && !was)
         l2_cache_last_in(c, l2_blk_set(c, g, b), w, 1);
-    else if (was && !now)
+    else if (was && !now) {
         l2_blk_q(c, g, b)->n--;
+        l2_blk_cq(c, g, b)->n--;
+    }
 }
 
 /* Marks way w as written by an evict_first store (after its class is set). */
@@ -274,7 +300,7 @@ static inline void l2_blk_mark_sfirst(const struct l2_cache *c, const struct l2_
     struct l2_set_meta *m = l2_blk_meta(g, b);
     if (!(m->sfirst >> w & 1)) {
         m->sfirst |= UINT32_C(1) << w;
-        l2_blk_q(c, g, b)->sn++;
+        l2_blk_cq(c, g, b)->sn++;
     }
 }
 
@@ -352,9 +378,11 @@ static inline void l2_blk_drop(const struct l2_cache *c, const struct l2_geom g,
     struct l2_set_meta *m = l2_blk_meta(g, b);
     uint32_t bit = UINT32_C(1) << w;
     if ((m->last | m->sfirst) & bit) {
-        struct l2_lastq *q = l2_blk_q(c, g, b);
-        q->n -= (m->last & bit) != 0;
-        q->sn -= (m->sfirst & bit) != 0;
+        struct l2_quota *cq = l2_blk_cq(c, g, b);
+        const uint32_t last = (m->last & bit) != 0;
+        l2_blk_q(c, g, b)->n -= last;
+        cq->n -= last;
+        cq->sn -= (m->sfirst & bit) != 0;
     }
     m->occ &= ~bit;
     m->first &= ~bit;
@@ -372,6 +400,7 @@ static inline void l2_blk_install(const struct l2_cache *c, const struct l2_geom
     if (m->last >> w & 1) { /* the evicted line leaves the set-aside (set_cls ends its mark) */
         m->last &= ~(UINT32_C(1) << w);
         l2_blk_q(c, g, b)->n--;
+        l2_blk_cq(c, g, b)->n--;
     }
     ((uint32_t *)(void *)b)[w] = (uint32_t)tag;
     ((uint32_t *)(void *)(b + g.off_hi))[w] = (uint32_t)(tag >> 32);
@@ -423,14 +452,14 @@ static inline uint32_t l2_cache_first_cap(const struct l2_cache *c, uint32_t set
     return c->first_ways + (((set * 0x9e3779b9u) >> 16) < c->first_frac);
 }
 
-/* Whether the group of `set` holds as many lines written by evict_first
- * stores as it keeps: sfirst_ways + sfirst_frac / 2^16 in each of its sets
- * (0: no limit). */
+/* Whether the quota group of `set` holds as many lines written by
+ * evict_first stores as it keeps: sfirst_ways + sfirst_frac / 2^16 in each
+ * of its sets (0: no limit). */
 static inline int l2_cache_sfirst_full(const struct l2_cache *c, uint32_t set)
 {
-    const uint32_t gi = set >> c->qshift;
-    uint64_t cap = ((uint64_t)c->sfirst_ways << 16 | c->sfirst_frac) * l2_cache_group_sets(c, gi) >> 16;
-    return cap && c->q[gi].sn >= cap;
+    const uint32_t gi = set >> c->cshift;
+    uint64_t cap = ((uint64_t)c->sfirst_ways << 16 | c->sfirst_frac) * l2_cache_group_sets_of(c, c->cshift, gi) >> 16;
+    return cap && c->cq[gi].sn >= cap;
 }
 
 /* Whether a FIRST fill of `line` into a set at its first_ways cap takes a

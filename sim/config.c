@@ -226,6 +226,11 @@ int l2_config_check(const struct l2_config *c, l2_err *e)
         return l2_fail(e, "first_ways = %g exceeds ways = %llu", c->first_ways, (unsigned long long)c->ways);
     if (c->quota_sets & (c->quota_sets - 1))
         return l2_fail(e, "quota_sets = %llu is not a power of two", (unsigned long long)c->quota_sets);
+    if (c->queue_sets & (c->queue_sets - 1))
+        return l2_fail(e, "queue_sets = %llu is not a power of two", (unsigned long long)c->queue_sets);
+    if (c->queue_sets < c->quota_sets)
+        return l2_fail(e, "queue_sets = %llu is below quota_sets = %llu", (unsigned long long)c->queue_sets,
+                       (unsigned long long)c->quota_sets);
     if (c->first_max > c->ways)
         return l2_fail(e, "first_max = %llu exceeds ways = %llu", (unsigned long long)c->first_max,
                        (unsigned long long)c->ways);

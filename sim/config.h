@@ -75,9 +75,12 @@ enum l2_smmap { L2_SMMAP_LIST(L2_X_ENUM) L2_NSMMAP };
       "largest set-aside a trace may request (persistingL2CacheMaxSize)")                       \
     X(setaside_floor_ways, CFG_UINT, 0, 32, 1, NULL,                                            \
       "evict_last ways per set kept even when the set-aside is 0")                              \
-    X(quota_sets, CFG_UINT, 1, 512, 256, NULL,                                                  \
-      "consecutive sets over which the set-aside quota is counted, a power of two: a group keeps at most "  \
-      "quota x quota_sets evict_last lines, and one beyond makes its least recently used normal")           \
+    X(quota_sets, CFG_UINT, 1, 512, 2, NULL,                                                    \
+      "consecutive sets over which the set-aside quota is counted, a power of two: an evict_last line "     \
+      "beyond quota x quota_sets in its group makes the least recently used one of its queue_sets group normal") \
+    X(queue_sets, CFG_UINT, 1, 512, 256, NULL,                                                  \
+      "consecutive sets whose evict_last lines are queued together, a power of two, at least quota_sets: "   \
+      "a group keeps at most quota x queue_sets, and the oldest go first")                                 \
     X(policy_seed, CFG_UINT, 0, UINT32_MAX, 0, NULL,                                            \
       "seed of the address hash that picks interleaved and window shares")                      \
     X(dram_atom, CFG_BYTES, 8, 1024, 32, NULL,                                                  \

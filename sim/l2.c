@@ -51,7 +51,7 @@ int l2_init(struct l2 *l, const struct l2_config *cfg, l2_err *e)
             l2_free(l);
             return -1;
         }
-        if (l2_cache_group(&l->part[p], l2_log2_ceil(cfg->quota_sets), e) < 0) {
+        if (l2_cache_group(&l->part[p], l2_log2_ceil(cfg->quota_sets), l2_log2_ceil(cfg->queue_sets), e) < 0) {
             l2_free(l);
             return -1;
         }

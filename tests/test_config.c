@@ -109,6 +109,7 @@ START_TEST(file_errors_name_line)
     expect_load_error("far_copy = 2\n", 1, "out of range");
     expect_load_error("hash_seed = 4294967296\n", 1, "out of range");
     expect_load_error("quota_sets = 1024\n", 1, "quota_sets = 1024 is out of range [1, 512]");
+    expect_load_error("queue_sets = 0\n", 1, "queue_sets = 0 is out of range [1, 512]");
     expect_load_error("sms = -1\n", 1, "sms");
     /* a key set twice; a rule between keys names their lines */
     expect_load_error("ways = 16\n# c\nways = 8\n", 3, "ways set again (first at line 1)");
@@ -209,6 +210,8 @@ START_TEST(check_relations)
     expect_check_error((const char *[]){"line_size=96", NULL}, "line_size = 96 is not a power of two");
     expect_check_error((const char *[]){"sector_size=24", NULL}, "not a power of two");
     expect_check_error((const char *[]){"quota_sets=384", NULL}, "quota_sets = 384 is not a power of two");
+    expect_check_error((const char *[]){"queue_sets=48", NULL}, "queue_sets = 48 is not a power of two");
+    expect_check_error((const char *[]){"quota_sets=8", "queue_sets=4", NULL}, "queue_sets = 4 is below quota_sets = 8");
     expect_check_error((const char *[]){"dram_atom=256", NULL}, "dram_atom");
     /* set-aside relations */
     expect_check_error((const char *[]){"setaside=32768001", NULL}, "setaside = 32768001 exceeds setaside_max");

@@ -529,7 +529,7 @@ END_TEST
 START_TEST(lanes_merge_exactly)
 {
     const char *const two[] = {"partitions=2", "sm_map=mod",     "l2_slices=4", "dram_channels=3",
-                               "l2_size=16KiB", "quota_sets=1", NULL};
+                               "l2_size=16KiB", "quota_sets=1", "queue_sets=1", NULL};
     char *tr = malloc(1 << 17);
     ck_assert_ptr_nonnull(tr);
     strcpy(tr, "kernel a\n");
