@@ -36,15 +36,22 @@ START_TEST(scengen_kernels)
              "if (a[2] >= 132) bad++; sm[a[2]]++ } END { n = 0; for (k in sm) n++; printf \"%%d %%d\", n, bad }'",
              g);
     ck_assert_str_eq(sh_line(cmd), "132 0");
-    /* @g66: the grid-stride loop of 66 blocks (record 2 is block 1's first
-     * 8 KiB, record 1057 begins iteration 1 at 66 x 8 KiB), spread over
-     * every other SM */
+    /* @g66: the grid-stride loop of 66 blocks (in lockstep, record 2 is
+     * block 1's first 8 KiB, record 1057 begins iteration 1 at 66 x 8 KiB),
+     * spread over every other SM */
     snprintf(cmd, sizeof cmd,
-             "%s --jitter 0 --steps 'B:16:ld:plain@g66*' | awk '/^R / { n++; split($4, a, \"=\"); sm[a[2]]++; "
-             "if (a[2] %% 2) odd++; if (n == 2 || n == 1057) s = s \" \" $2 } "
+             "%s --jitter 0 --block-spread 0 --steps 'B:16:ld:plain@g66*' | awk '/^R / { n++; split($4, a, \"=\"); "
+             "sm[a[2]]++; if (a[2] %% 2) odd++; if (n == 2 || n == 1057) s = s \" \" $2 } "
              "END { k = 0; for (x in sm) k++; printf \"%%d %%d %%d%%s\", n, k, odd, s }'",
              g);
     ck_assert_str_eq(sh_line(cmd), "32768 66 0 0x7e0100002000 0x7e0100084000");
+    /* block by block (the default spread): a block's 16 warp instructions
+     * come together, block 0's (its first 8 KiB) then block 1's */
+    snprintf(cmd, sizeof cmd,
+             "%s --jitter 0 --steps 'B:16:ld:plain@g66*' | awk '/^R / { n++; if (n == 2 || n == 16 || n == 17) "
+             "s = s \" \" $2 } END { printf \"%%d%%s\", n, s }'",
+             g);
+    ck_assert_str_eq(sh_line(cmd), "32768 0x7e0100000200 0x7e0100001e00 0x7e0100002000");
     /* policies are defined once, before their first use, as the rows ask */
     snprintf(cmd, sizeof cmd,
              "%s --steps 'B:4:ld:frac(evict_last,evict_first,0.25); B:4:ld:frac(evict_last,evict_first,0.25)*' "

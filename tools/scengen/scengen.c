@@ -21,8 +21,8 @@
  *   discard/prefetch/applypriority: one instruction per 128-byte line, G*512
  *     threads grid-stride; one record of 4096 bytes per warp at
  *     base + (i*G*512 + b*512 + w*32)*128.
- *   Emission order everywhere: for i, for w in 0..15, for b in 0..G-1
- *   (then drifted by the jitter, see issue_order).
+ *   Emission order everywhere: by issue time, block by block within an
+ *   iteration, then drifted by the jitter (see issue_order).
  *
  * Errors print "scengen: <where>: <reason>" on stderr and exit with status 2.
  * Build: cc -std=c11 -O2 -Wall -Wextra -Werror -o scengen scengen.c
@@ -800,11 +800,23 @@ static inline void emit_rec(char op, uint64_t addr, const struct tails *t, unsig
 
 /*
  * Issue order.  All the kernel's blocks are resident at once, but they do not run in
- * lockstep: warp instruction (i, w, b) issues at time i + w/16 (in loop
- * iterations) plus a deterministic pseudo-random offset, normal with
- * standard deviation `sd` iterations (0: the plain i, w, b order).  Each
- * kernel of a row draws its own offsets, so two passes over a buffer do not
- * repeat the same order.
+ * lockstep: warp instruction (i, w, b) issues at time i + block_spread x
+ * (b + w/16) / G (in loop iterations) plus a deterministic pseudo-random
+ * offset, normal with standard deviation `sd` iterations.  Each kernel of
+ * a row draws its own offsets, so two passes over a buffer do not repeat
+ * the same order.
+ *
+ * Block by block: the 16 warps of a block issue together, and a sweep
+ * bound by bandwidth is served about first come, first served, so each
+ * iteration's lines arrive in the order of the blocks' previous ones.
+ * The blocks themselves start within 0.32-0.45 us of each other
+ * (measured, tools/hwprobe/results/2026-11-26-h100-blocks.txt.xz), a fifth
+ * of an iteration of a 10 MiB sweep; the spread of 2 iterations is fitted
+ * to what a sweep leaves of its oldest lines: the eighths of a persisting
+ * 10 MiB buffer and of an evict_first 8 MiB one (L01-L16), their quarters
+ * (Y09, Y10, K09, K10), and the capacity rows below (over 56 rows: 5.86
+ * points with the old warp by warp order, 4.24 with a spread of 1, 3.74
+ * with 2, 4.36 with 3).
  *
  * How far blocks drift depends on the loop (loop_sd).  A loop that waits
  * for its loads drifts by `jitter` iterations when it issues one warp
@@ -822,7 +834,7 @@ struct winst {
     uint32_t i, w, b;
 };
 
-static double jitter_sd = 0.7, store_jitter_sd = 8.0;
+static double jitter_sd = 0.7, store_jitter_sd = 8.0, block_spread = 2.0;
 static uint32_t kernel_seq = 0;
 
 static int cmp_winst(const void *x, const void *y)
@@ -872,7 +884,7 @@ static struct winst *issue_order(unsigned grid, uint64_t bytes, uint64_t block_b
             for (unsigned b = 0; b < grid; b++) {
                 if (i * iter_bytes + b * block_bytes + w * warp_bytes >= bytes)
                     break; /* offsets grow with b */
-                double t = (double)i + w / (double)NWARPS;
+                double t = (double)i + block_spread * (b + w / (double)NWARPS) / grid;
                 if (sd > 0) {
                     /* Irwin-Hall(4) approximation of a normal deviate */
                     uint32_t h = seed ^ (uint32_t)(((i * grid + b) * NWARPS + w) * 0x85ebca6bu);
@@ -885,7 +897,7 @@ static struct winst *issue_order(unsigned grid, uint64_t bytes, uint64_t block_b
                 }
                 v[k++] = (struct winst){t, (uint32_t)i, w, b};
             }
-    if (sd > 0)
+    if (sd > 0 || block_spread > 0)
         qsort(v, k, sizeof *v, cmp_winst);
     *n = k;
     return v;
@@ -1282,6 +1294,10 @@ static void usage(FILE *out)
           "                   divided by their number\n"
           "  --store-jitter SD  the same for store-only loops (st), which wait for\n"
           "                   nothing (default 8, fitted)\n"
+          "  --block-spread N each iteration's warp instructions issue block by block,\n"
+          "                   block b at N x b / G iterations after block 0's\n"
+          "                   (default 2, fitted; 0: warp instructions of all blocks\n"
+          "                   at once)\n"
           "  -h, --help       this text\n"
           "\n"
           "Steps (exactly one kernel step ends in '*': the measured kernel):\n"
@@ -1358,6 +1374,8 @@ int main(int argc, char **argv)
                 die("--setaside-max", "\"%s\" is not a number of bytes", v);
         } else if (optval(argc, argv, &i, "--jitter", &v)) {
             jitter_sd = iterations("--jitter", v);
+        } else if (optval(argc, argv, &i, "--block-spread", &v)) {
+            block_spread = iterations("--block-spread", v);
         } else if (optval(argc, argv, &i, "--store-jitter", &v)) {
             store_jitter_sd = iterations("--store-jitter", v);
         } else {
