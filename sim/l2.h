@@ -35,7 +35,8 @@
  *    FIRST, everything else NORMAL.  no_allocate never fills.
  *  - The set-aside becomes a quota of evict_last ways,
  *    ceil(setaside / (l2_size / ways)), counted over groups of quota_sets
- *    sets (cache.h); at set-aside 0, setaside_floor_ways in each set.
+ *    sets and queued, oldest first, over groups of queue_sets (cache.h);
+ *    at set-aside 0, setaside_floor_ways in each set.
  *  - DRAM: a missing sector costs the dram_atom granules it overlaps; an
  *    evicted line's dirty sectors are written back (sector_size each).
  */
