@@ -251,6 +251,13 @@ static inline struct l2_quota *l2_blk_cq(const struct l2_cache *c, const struct 
     return &c->cq[l2_blk_set(c, g, b) >> c->cshift];
 }
 
+/* A LAST line of the set whose block is b left the class: its groups count one fewer. */
+static inline void l2_blk_last_left(const struct l2_cache *c, const struct l2_geom g, const unsigned char *b)
+{
+    l2_blk_q(c, g, b)->n--;
+    l2_blk_cq(c, g, b)->n--;
+}
+
 /* Groups of 2^shift sets: the last may hold fewer. */
 static inline uint32_t l2_cache_groups_of(const struct l2_cache *c, unsigned shift)
 {
@@ -288,10 +295,8 @@ static inline void l2_blk_set_cls(const struct l2_cache *c, const struct l2_geom
     }
     if (now && !was)
         l2_cache_last_in(c, l2_blk_set(c, g, b), w, 1);
-    else if (was && !now) {
-        l2_blk_q(c, g, b)->n--;
-        l2_blk_cq(c, g, b)->n--;
-    }
+    else if (was && !now)
+        l2_blk_last_left(c, g, b);
 }
 
 /* Marks way w as written by an evict_first store (after its class is set). */
@@ -377,13 +382,10 @@ static inline void l2_blk_drop(const struct l2_cache *c, const struct l2_geom g,
 {
     struct l2_set_meta *m = l2_blk_meta(g, b);
     uint32_t bit = UINT32_C(1) << w;
-    if ((m->last | m->sfirst) & bit) {
-        struct l2_quota *cq = l2_blk_cq(c, g, b);
-        const uint32_t last = (m->last & bit) != 0;
-        l2_blk_q(c, g, b)->n -= last;
-        cq->n -= last;
-        cq->sn -= (m->sfirst & bit) != 0;
-    }
+    if (m->last & bit)
+        l2_blk_last_left(c, g, b);
+    if (m->sfirst & bit)
+        l2_blk_cq(c, g, b)->sn--;
     m->occ &= ~bit;
     m->first &= ~bit;
     m->last &= ~bit;
@@ -399,8 +401,7 @@ static inline void l2_blk_install(const struct l2_cache *c, const struct l2_geom
     struct l2_set_meta *m = l2_blk_meta(g, b);
     if (m->last >> w & 1) { /* the evicted line leaves the set-aside (set_cls ends its mark) */
         m->last &= ~(UINT32_C(1) << w);
-        l2_blk_q(c, g, b)->n--;
-        l2_blk_cq(c, g, b)->n--;
+        l2_blk_last_left(c, g, b);
     }
     ((uint32_t *)(void *)b)[w] = (uint32_t)tag;
     ((uint32_t *)(void *)(b + g.off_hi))[w] = (uint32_t)(tag >> 32);
