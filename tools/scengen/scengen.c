@@ -1289,7 +1289,7 @@ static void usage(FILE *out)
           "  --jitter SD      blocks drift: each warp instruction issues at its loop\n"
           "                   iteration plus a pseudo-random normal offset of SD\n"
           "                   iterations (default 0.7, fitted to the H100\n"
-          "                   capacity measurements; 0: lockstep order); a loop of\n"
+          "                   capacity measurements; 0: no drift); a loop of\n"
           "                   several warp instructions (add, rmw) drifts by SD\n"
           "                   divided by their number\n"
           "  --store-jitter SD  the same for store-only loops (st), which wait for\n"
@@ -1340,7 +1340,7 @@ static bool optval(int argc, char **argv, int *i, const char *name, const char *
     return true;
 }
 
-/* A --jitter or --store-jitter value: loop iterations in [0, 64]. */
+/* A --jitter, --store-jitter or --block-spread value: loop iterations in [0, 64]. */
 static double iterations(const char *opt, const char *v)
 {
     char *end;
