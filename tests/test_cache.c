@@ -179,14 +179,21 @@ START_TEST(newest_last_demotes_oldest)
 }
 END_TEST
 
+/* d: a cache of `sets` x `ways` counting its quota over groups of
+ * 2^cshift sets and queueing over groups of 2^qshift. */
+static void grouped_init(struct l2_cache *d, uint32_t sets, uint32_t ways, unsigned cshift, unsigned qshift)
+{
+    l2_err e;
+    ck_assert_int_eq(l2_cache_init(d, sets, ways, &e), 0);
+    ck_assert_int_eq(l2_cache_group(d, cshift, qshift, &e), 0);
+}
+
 /* The quota counted over a group of sets: one set may hold more LAST lines
  * than its share while the group does not. */
 START_TEST(quota_over_a_group)
 {
     struct l2_cache d;
-    l2_err e;
-    ck_assert_int_eq(l2_cache_init(&d, 4, 4, &e), 0);
-    ck_assert_int_eq(l2_cache_group(&d, 2, 2, &e), 0); /* one group of 4 sets */
+    grouped_init(&d, 4, 4, 2, 2); /* one group of 4 sets */
     d.quota = 1;                                     /* 4 LAST lines in the group */
     for (uint64_t t = 1; t <= 4; t++)
         l2_cache_install(&d, l2_cache_victim(&d, 0, CLS_LAST, t), t, CLS_LAST);
@@ -209,9 +216,7 @@ END_TEST
 START_TEST(quota_group_demotes_queue_oldest)
 {
     struct l2_cache d;
-    l2_err e;
-    ck_assert_int_eq(l2_cache_init(&d, 4, 4, &e), 0);
-    ck_assert_int_eq(l2_cache_group(&d, 0, 2, &e), 0);
+    grouped_init(&d, 4, 4, 0, 2);
     d.quota = 1; /* one LAST line a set, 4 in the queue group */
     const uint32_t set[6] = {0, 1, 2, 2, 3, 3};
     for (uint64_t t = 1; t <= 4; t++)
@@ -308,9 +313,7 @@ END_TEST
 START_TEST(store_first_over_a_group)
 {
     struct l2_cache d;
-    l2_err e;
-    ck_assert_int_eq(l2_cache_init(&d, 2, 4, &e), 0);
-    ck_assert_int_eq(l2_cache_group(&d, 1, 1, &e), 0); /* one group of 2 sets */
+    grouped_init(&d, 2, 4, 1, 1); /* one group of 2 sets */
     d.sfirst_ways = 1;                               /* 2 in the group */
     const uint64_t t[4] = {9, 1, 2, 3};
     for (unsigned i = 0; i < 4; i++) {
@@ -451,10 +454,8 @@ static void differential(uint32_t ways, uint32_t seq0, unsigned qsh)
 {
     struct l2_cache d;
     struct ref_cache r = {.ways = ways, .qsh = qsh};
-    l2_err e;
     uint64_t x = 12345 + ways;
-    ck_assert_int_eq(l2_cache_init(&d, 3, ways, &e), 0);
-    ck_assert_int_eq(l2_cache_group(&d, 0, qsh, &e), 0);
+    grouped_init(&d, 3, ways, 0, qsh);
     for (unsigned g = 0; g < l2_cache_groups(&d); g++)
         d.q[g].seq = seq0;
     for (unsigned s = 0; s < 3; s++)
@@ -631,8 +632,7 @@ START_TEST(queue_groups_bounded)
 {
     struct l2_cache d;
     l2_err e;
-    ck_assert_int_eq(l2_cache_init(&d, 1024, 32, &e), 0);
-    ck_assert_int_eq(l2_cache_group(&d, 9, 9, &e), 0);
+    grouped_init(&d, 1024, 32, 9, 9);
     ck_assert_int_lt(l2_cache_group(&d, 0, 10, &e), 0);
     ck_assert_str_eq(e.msg, "groups of 1024 sets are too large for the set-aside queues");
     ck_assert_int_lt(l2_cache_group(&d, 2, 1, &e), 0);
