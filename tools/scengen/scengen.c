@@ -810,8 +810,8 @@ static inline void emit_rec(char op, uint64_t addr, const struct tails *t, unsig
  * bound by bandwidth is served about first come, first served, so each
  * iteration's lines arrive in the order of the blocks' previous ones.
  * The blocks themselves start within 0.32-0.45 us of each other
- * (measured, tools/hwprobe/results/2026-11-26-h100-blocks.txt.xz), a fifth
- * of an iteration of a 10 MiB sweep; the spread of 2 iterations is fitted
+ * (measured, tools/hwprobe/results/2026-11-26-h100-blocks.txt.xz), a sixth
+ * to a third of an iteration of a 10 MiB sweep; the spread of 2 iterations is fitted
  * to what a sweep leaves of its oldest lines: the eighths of a persisting
  * 10 MiB buffer and of an evict_first 8 MiB one (L01-L16), their quarters
  * (Y09, Y10, K09, K10), and the capacity rows below (over 56 rows: 5.86
