@@ -371,7 +371,7 @@ static int sim_access(struct l2_sim *s, const struct l2_event *ev, const struct 
 
 void l2_sim_set_lane(struct l2_sim *s, unsigned lane, unsigned lanes)
 {
-    /* whole groups of the set-aside quota (cache.h), which couple their sets */
+    /* whole queue groups of the set-aside (cache.h), which couple their sets */
     const unsigned q = s->l2.part[0].qshift;
     const uint64_t groups = l2_cache_groups(&s->l2.part[0]);
     const uint64_t lo = (groups * lane / lanes) << q, end = (groups * (lane + 1) / lanes) << q;
