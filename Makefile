@@ -95,7 +95,8 @@ test: all
 
 # every table, each with its GPU's configuration; the output is kept in
 # calibration/report.txt
-CAL_H100 := calibration/h100/measurements.csv calibration/h100/extra.csv calibration/h100/fidelity.csv
+CAL_H100 := calibration/h100/measurements.csv calibration/h100/extra.csv calibration/h100/fidelity.csv \
+            calibration/h100/placement.csv
 CAL_H200 := calibration/h200/rows.csv
 CAL_REAL := hotcold mlp
 calibrate: all

@@ -250,6 +250,37 @@ START_TEST(sweep_grid)
 }
 END_TEST
 
+/* tools/calibrate: rows that differ only in where their buffers lie (A1,
+ * A2 and A5: one region read twice, at H, H+8 and B) form one placement
+ * family, compared by its mean; a row reading overlapping regions of one
+ * buffer (A3), a different set-aside (A6) or different regions (A4) stays
+ * alone.  Every second read hits whole in the model, A3's half. */
+START_TEST(calibrate_placement_families)
+{
+    char csv[64], cmd[512];
+    tests_write_temp(csv, sizeof csv,
+                     "id,setaside,steps,measured_sectors,l2_hit_pct,near_hit_pct,kernel_ns\n"
+                     "A1,default,\"H:1:ld:plain; H:1:ld:plain*\",32768,10,5,1000\n"
+                     "A2,default,\"H+8:1:ld:plain; H+8:1:ld:plain*\",32768,30,15,1000\n"
+                     "A3,default,\"H:2:ld:plain; H+1:2:ld:plain*\",65536,50,25,1000\n"
+                     "A4,default,\"H+1:2:ld:plain; H+4:2:ld:plain*\",65536,0,0,1000\n"
+                     "A5,default,\"B:1:ld:plain; B:1:ld:plain*\",32768,20,10,1000\n"
+                     "A6,0,\"H:1:ld:plain; H:1:ld:plain*\",32768,100,50,1000\n");
+    const char *scengen = tests_built("scengen"); /* calibrate.sh takes the folder of both */
+    snprintf(cmd, sizeof cmd, "tools/calibrate/calibrate.sh %.*s configs/h100.cfg %s",
+             (int)(strlen(scengen) - strlen("/scengen")), scengen, csv);
+    char *out;
+    ck_assert_int_eq(tests_sh(cmd, &out, NULL), 0);
+    ASSERT_CONTAINS(out, "\nA1    A5        3    10.00    30.00    20.00   100.00  +80.00\n");
+    ASSERT_CONTAINS(out, "1 placement families, 3 rows: mean absolute error of the family means 80.00 points");
+    /* units: the family (80), A3 (0), A4 (0), A6 (0) */
+    ASSERT_CONTAINS(out, "each placement family once by its mean: 4, mean absolute error 20.00 points");
+    ck_assert_ptr_null(strstr(out, "\nA3    A4 ")); /* A3's regions overlap: no family of A3 and A4 */
+    free(out);
+    unlink(csv);
+}
+END_TEST
+
 Suite *tools_suite(void)
 {
     Suite *s = suite_create("tools");
@@ -263,6 +294,7 @@ Suite *tools_suite(void)
     tcase_add_test(tc, hwprobe_builds);
     tcase_add_test(tc, probe_skips_without_gpu);
     tcase_add_test(tc, sweep_grid);
+    tcase_add_test(tc, calibrate_placement_families);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -16,6 +16,10 @@
 # instead (calibration/h100/extra.csv, see its .md) is compared after
 # adding SPAN_OFFSET_NS (default 2100: the six rows measured both ways differ
 # by 1920-2304 ns).  Rows run two at a time (JOBS).
+# Rows of all the CSVs given that differ only in where their buffers lie
+# (placement families, see family() below and calibration/h100/placement.md)
+# are also compared by their means: the GPU's L2 hashes physical addresses,
+# which a trace does not hold, so a model can give the mean over placements.
 # Extra l2sim options can be passed in L2SIM_OPTS (e.g. "--set far_copy=0").
 set -eu
 build=${1:-build}
@@ -60,6 +64,33 @@ wait
 
 awk -F, -v tmp="$tmp" -v config="$config" -v span_offset="${SPAN_OFFSET_NS:-2100}" '
 function unq(s) { gsub(/"/, "", s); return s }
+# the steps of the current row: the fields between the set-aside and the
+# four measured columns, rejoined
+function steps_of(n,   s, i) { s = $3; for (i = 4; i <= n - 4; i++) s = s "," $i; return unq(s) }
+# The placement family of a row: its set-aside and steps with each region (H,
+# H+16, B, ...) renamed by order of first use, so that rows whose buffers
+# differ only in where they lie share it.  Regions of one buffer that
+# overlap keep the row alone (its accesses differ, not just their place).
+function family(sa, s,   st, ns, i, f, r, nr, sym, base, off, end, a, b, key) {
+    ns = split(s, st, ";"); nr = 0; key = sa
+    for (i = 1; i <= ns; i++) {
+        gsub(/^ +| +$/, "", st[i])
+        if (st[i] ~ /^[A-Z](\+[0-9]+)?:[0-9.]+:/) {
+            split(st[i], f, ":"); r = f[1]
+            if (!(r in sym)) {
+                sym[r] = ++nr; base[nr] = substr(r, 1, 1); off[nr] = r ~ /\+/ ? substr(r, 3) + 0 : 0; end[nr] = off[nr]
+            }
+            if (off[sym[r]] + f[2] > end[sym[r]]) end[sym[r]] = off[sym[r]] + f[2]
+            sub(/^[^:]*/, "R" sym[r], st[i])
+        }
+        key = key "|" st[i]
+    }
+    for (a = 1; a <= nr; a++)
+        for (b = a + 1; b <= nr; b++)
+            if (base[a] == base[b] && off[a] < end[b] && off[b] < end[a])
+                return "row " $1
+    return key
+}
 BEGIN { printf "%-5s %-9s %8s %8s %7s   %8s %8s %7s   %8s %8s %7s\n", "row", "setaside", "l2_meas", "l2_sim", "err", "near_mea", "near_sim", "err", "ns_meas", "ns_sim", "err%" }
 FNR == 1 { span = FILENAME !~ /measurements\.csv$/; file[++nf] = FILENAME; next }
 {
@@ -77,6 +108,11 @@ FNR == 1 { span = FILENAME !~ /measurements\.csv$/; file[++nf] = FILENAME; next 
     if (nm == 0) { if (system("test -f " f) == 0) { printf "%-5s no result\n", id; bad++ }; next }
     sim = 100 * (1 - sdr / (32 * ssc)); nsim = 100 * snh / ssc
     e = sim - meas; ne = nsim - near
+    k = family(sa, steps_of(n))
+    fn[k]++; fm[k] += meas; fs[k] += sim; if (fn[k] == 1) { fid[k] = id; flo[k] = fhi[k] = meas; nkeys++; keys[nkeys] = k }
+    if (meas < flo[k]) flo[k] = meas
+    if (meas > fhi[k]) fhi[k] = meas
+    flast[k] = id
     ae = e < 0 ? -e : e
     sum[nf] += ae; nsum[nf] += (ne < 0 ? -ne : ne); rows[nf]++
     if (ae >= worst[nf]) { worst[nf] = ae; wid[nf] = id }
@@ -96,5 +132,21 @@ END {
         if (rows[i]) printf "%s: %d rows, config %s: mean absolute error %.2f points (near-partition hit rate: %.2f); worst row %s off by %.2f points\n", file[i], rows[i], config, sum[i] / rows[i], nsum[i] / rows[i], wid[i], worst[i]
     if (trows[1]) printf "kernel time, %d rows (gpu__time_duration): mean absolute relative error %.1f%%; worst row %s off by %+.1f%%; %d rows off by more than 50%%\n", trows[1], tsum[1] / trows[1], twid[1], twe[1], tbad[1]
     if (trows[2]) printf "kernel time, %d rows (* block span + %d ns): mean absolute relative error %.1f%%; worst row %s off by %+.1f%%; %d rows off by more than 50%%\n", trows[2], span_offset, tsum[2] / trows[2], twid[2], twe[2], tbad[2]
+    # placement families of two or more rows: their means, and every row
+    # outside them with each family once by its mean
+    nf2 = 0; fsum = 0; usum = 0; units = 0; fworst = -1
+    for (i = 1; i <= nkeys; i++) {
+        k = keys[i]; units++
+        me = (fs[k] - fm[k]) / fn[k]; ame = me < 0 ? -me : me; usum += ame
+        if (fn[k] < 2) continue
+        if (!nf2++) printf "\nplacement families (rows whose steps differ only in where their buffers lie):\n%-5s %-5s %5s %8s %8s %8s %8s %7s\n", "first", "last", "rows", "meas_min", "meas_max", "meas", "sim", "err"
+        printf "%-5s %-5s %5d %8.2f %8.2f %8.2f %8.2f %+7.2f\n", fid[k], flast[k], fn[k], flo[k], fhi[k], fm[k] / fn[k], fs[k] / fn[k], me
+        fsum += ame; frows += fn[k]
+        if (ame > fworst) { fworst = ame; fwid = fid[k] }
+    }
+    if (nf2) {
+        printf "%d placement families, %d rows: mean absolute error of the family means %.2f points; worst family %s off by %.2f points\n", nf2, frows, fsum / nf2, fwid, fworst
+        printf "all rows, each placement family once by its mean: %d, mean absolute error %.2f points\n", units, usum / units
+    }
     if (bad) { printf "%d rows without a result\n", bad; exit 1 }
 }' "$@"
