@@ -133,6 +133,16 @@ START_TEST(advise_cli)
     ASSERT_CONTAINS(out, "cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, ");
     ASSERT_CONTAINS(out, "cuda::annotated_ptr<T, cuda::access_property::");
     ASSERT_CONTAINS(out, "caveats:");
+    /* 12 MiB persisting in a set-aside of 31.25 MiB: no placement caveat */
+    ck_assert_ptr_null(strstr(out, "persisting more than half the set-aside"));
+    free(out);
+    /* with the set-aside at most 6/16, 12 MiB in 5/16 (15.6 MiB) is more than half */
+    ck_assert_int_eq(tests_cli("advise --config configs/h100.cfg --set setaside_max=19660800 --policy "
+                               "traces/update-plain.policy --top 2 traces/update.trace",
+                               &out),
+                     0);
+    ASSERT_CONTAINS(out, "  - persisting more than half the set-aside: suggestion 1 (12MiB in 16000KiB);\n"
+                         "    how much of such data the GPU keeps depends on where the buffers lie in physical memory");
     free(out);
     ck_assert_int_eq(tests_cli("advise --json --config configs/h100.cfg --policy traces/update-plain.policy traces/update.trace | python3 -c 'import "
                                "json,sys; d=json.load(sys.stdin); print(len(d[\"suggestions\"]), d[\"baseline\"]"
