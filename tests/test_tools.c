@@ -251,10 +251,12 @@ START_TEST(sweep_grid)
 END_TEST
 
 /* tools/calibrate: rows that differ only in where their buffers lie (A1,
- * A2 and A5: one region read twice, at H, H+8 and B) form one placement
- * family, compared by its mean; a row reading overlapping regions of one
- * buffer (A3), a different set-aside (A6) or different regions (A4) stays
- * alone.  Every second read hits whole in the model, A3's half. */
+ * A2 and A5: one region read twice, at H, H+8 and B; A3 and A7: two
+ * overlapping regions, shifted) form placement families, compared by
+ * their means; a row whose regions lie otherwise within their group (A4:
+ * apart, A8: overlapping by a different amount) or with another set-aside
+ * (A6) stays alone.  Every second read hits whole in the model, A3's and
+ * A7's half, A8's a quarter. */
 START_TEST(calibrate_placement_families)
 {
     char csv[64], cmd[512];
@@ -265,17 +267,19 @@ START_TEST(calibrate_placement_families)
                      "A3,default,\"H:2:ld:plain; H+1:2:ld:plain*\",65536,50,25,1000\n"
                      "A4,default,\"H+1:2:ld:plain; H+4:2:ld:plain*\",65536,0,0,1000\n"
                      "A5,default,\"B:1:ld:plain; B:1:ld:plain*\",32768,20,10,1000\n"
-                     "A6,0,\"H:1:ld:plain; H:1:ld:plain*\",32768,100,50,1000\n");
+                     "A6,0,\"H:1:ld:plain; H:1:ld:plain*\",32768,100,50,1000\n"
+                     "A7,default,\"B+8:2:ld:plain; B+9:2:ld:plain*\",65536,40,20,1000\n"
+                     "A8,default,\"H:4:ld:plain; H+3:4:ld:plain*\",131072,25,12,1000\n");
     const char *scengen = tests_built("scengen"); /* calibrate.sh takes the folder of both */
     snprintf(cmd, sizeof cmd, "tools/calibrate/calibrate.sh %.*s configs/h100.cfg %s",
              (int)(strlen(scengen) - strlen("/scengen")), scengen, csv);
     char *out;
     ck_assert_int_eq(tests_sh(cmd, &out, NULL), 0);
     ASSERT_CONTAINS(out, "\nA1    A5        3    10.00    30.00    20.00   100.00  +80.00\n");
-    ASSERT_CONTAINS(out, "1 placement families, 3 rows: mean absolute error of the family means 80.00 points");
-    /* units: the family (80), A3 (0), A4 (0), A6 (0) */
-    ASSERT_CONTAINS(out, "each placement family once by its mean: 4, mean absolute error 20.00 points");
-    ck_assert_ptr_null(strstr(out, "\nA3    A4 ")); /* A3's regions overlap: no family of A3 and A4 */
+    ASSERT_CONTAINS(out, "\nA3    A7        2    40.00    50.00    45.00    50.00   +5.00\n");
+    ASSERT_CONTAINS(out, "2 placement families, 5 rows: mean absolute error of the family means 42.50 points");
+    /* units: the two families (80, 5), A4 (0), A6 (0), A8 (0) */
+    ASSERT_CONTAINS(out, "each placement family once by its mean: 5, mean absolute error 17.00 points");
     free(out);
     unlink(csv);
 }

@@ -67,28 +67,43 @@ function unq(s) { gsub(/"/, "", s); return s }
 # the steps of the current row: the fields between the set-aside and the
 # four measured columns, rejoined
 function steps_of(n,   s, i) { s = $3; for (i = 4; i <= n - 4; i++) s = s "," $i; return unq(s) }
-# The placement family of a row: its set-aside and steps with each region (H,
-# H+16, B, ...) renamed by order of first use, so that rows whose buffers
-# differ only in where they lie share it.  Regions of one buffer that
-# overlap keep the row alone (its accesses differ, not just their place).
-function family(sa, s,   st, ns, i, f, r, nr, sym, base, off, end, a, b, key) {
-    ns = split(s, st, ";"); nr = 0; key = sa
+# The placement family of a row: its set-aside and steps with the regions
+# (H, H+16, B, ...) renamed, so that rows whose buffers differ only in
+# where they lie share it.  Regions of one buffer that overlap, directly or
+# through others, form a group that keeps its inner layout (R1+0, R1+2);
+# groups are numbered by first use and may lie anywhere.  A row with a
+# window (set on the start of its buffer) stays alone.
+function family(sa, s,   st, ns, i, f, r, nr, id, base, off, end, grp, lo, a, b, changed, g, ng, gid, key) {
+    if (s ~ /window\(/) return "row " $1
+    ns = split(s, st, ";"); nr = 0
     for (i = 1; i <= ns; i++) {
         gsub(/^ +| +$/, "", st[i])
-        if (st[i] ~ /^[A-Z](\+[0-9]+)?:[0-9.]+:/) {
-            split(st[i], f, ":"); r = f[1]
-            if (!(r in sym)) {
-                sym[r] = ++nr; base[nr] = substr(r, 1, 1); off[nr] = r ~ /\+/ ? substr(r, 3) + 0 : 0; end[nr] = off[nr]
-            }
-            if (off[sym[r]] + f[2] > end[sym[r]]) end[sym[r]] = off[sym[r]] + f[2]
-            sub(/^[^:]*/, "R" sym[r], st[i])
+        if (st[i] !~ /^[A-Z](\+[0-9.]+)?:[0-9.]+:/) continue
+        split(st[i], f, ":"); r = f[1]
+        if (!(r in id)) { id[r] = ++nr; base[nr] = substr(r, 1, 1); off[nr] = end[nr] = r ~ /\+/ ? substr(r, 3) + 0 : 0; grp[nr] = nr }
+        if (off[id[r]] + f[2] > end[id[r]]) end[id[r]] = off[id[r]] + f[2]
+    }
+    do { # overlapping regions of a buffer share the lowest group number
+        changed = 0
+        for (a = 1; a <= nr; a++)
+            for (b = a + 1; b <= nr; b++)
+                if (base[a] == base[b] && off[a] < end[b] && off[b] < end[a] && grp[a] != grp[b]) {
+                    g = grp[a] < grp[b] ? grp[a] : grp[b]; grp[a] = grp[b] = g; changed = 1
+                }
+    } while (changed)
+    ng = 0
+    for (a = 1; a <= nr; a++) {
+        if (!(grp[a] in gid)) { gid[grp[a]] = ++ng; lo[grp[a]] = off[a] }
+        if (off[a] < lo[grp[a]]) lo[grp[a]] = off[a]
+    }
+    key = sa
+    for (i = 1; i <= ns; i++) {
+        if (st[i] ~ /^[A-Z](\+[0-9.]+)?:[0-9.]+:/) {
+            split(st[i], f, ":"); a = id[f[1]]
+            sub(/^[^:]*/, "R" gid[grp[a]] "+" (off[a] - lo[grp[a]]), st[i])
         }
         key = key "|" st[i]
     }
-    for (a = 1; a <= nr; a++)
-        for (b = a + 1; b <= nr; b++)
-            if (base[a] == base[b] && off[a] < end[b] && off[b] < end[a])
-                return "row " $1
     return key
 }
 BEGIN { printf "%-5s %-9s %8s %8s %7s   %8s %8s %7s   %8s %8s %7s\n", "row", "setaside", "l2_meas", "l2_sim", "err", "near_mea", "near_sim", "err", "ns_meas", "ns_sim", "err%" }
