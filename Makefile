@@ -97,7 +97,7 @@ test: all
 # calibration/report.txt
 CAL_H100 := calibration/h100/measurements.csv calibration/h100/extra.csv calibration/h100/fidelity.csv \
             calibration/h100/placement.csv
-CAL_H200 := calibration/h200/rows.csv
+CAL_H200 := calibration/h200/rows.csv calibration/h200/placement.csv
 CAL_REAL := hotcold mlp
 calibrate: all
 	{ tools/calibrate/calibrate.sh $(BUILD) configs/h100.cfg $(CAL_H100) && echo && \
