@@ -239,23 +239,19 @@ static inline uint32_t l2_blk_set(const struct l2_cache *c, const struct l2_geom
     return (uint32_t)((size_t)(b - c->mem) / g.set_bytes);
 }
 
-/* The queue of the queue group of the set whose block is b. */
-static inline struct l2_lastq *l2_blk_q(const struct l2_cache *c, const struct l2_geom g, const unsigned char *b)
-{
-    return &c->q[l2_blk_set(c, g, b) >> c->qshift];
-}
-
 /* The counts of the quota group of the set whose block is b. */
 static inline struct l2_quota *l2_blk_cq(const struct l2_cache *c, const struct l2_geom g, const unsigned char *b)
 {
     return &c->cq[l2_blk_set(c, g, b) >> c->cshift];
 }
 
-/* A LAST line of the set whose block is b left the class: its groups count one fewer. */
+/* A LAST line of the set whose block is b left the class: its queue group
+ * and quota group count one fewer. */
 static inline void l2_blk_last_left(const struct l2_cache *c, const struct l2_geom g, const unsigned char *b)
 {
-    l2_blk_q(c, g, b)->n--;
-    l2_blk_cq(c, g, b)->n--;
+    const uint32_t set = l2_blk_set(c, g, b);
+    c->q[set >> c->qshift].n--;
+    c->cq[set >> c->cshift].n--;
 }
 
 /* Groups of 2^shift sets: the last may hold fewer. */
