@@ -73,15 +73,16 @@ function steps_of(n,   s, i) { s = $3; for (i = 4; i <= n - 4; i++) s = s "," $i
 # through others, form a group that keeps its inner layout (R1+0, R1+2);
 # groups are numbered by first use and may lie anywhere.  A row with a
 # window (set on the start of its buffer) stays alone.
-function family(sa, s,   st, ns, i, f, r, nr, id, base, off, end, grp, lo, a, b, changed, g, ng, gid, key) {
-    if (s ~ /window\(/) return "row " $1
+function family(id, sa, s,   st, ns, i, f, r, nr, rid, reg, base, off, end, grp, lo, a, b, changed, g, ng, gid, key) {
+    if (s ~ /window\(/) return "row " id
     ns = split(s, st, ";"); nr = 0
     for (i = 1; i <= ns; i++) {
         gsub(/^ +| +$/, "", st[i])
         if (st[i] !~ /^[A-Z](\+[0-9.]+)?:[0-9.]+:/) continue
         split(st[i], f, ":"); r = f[1]
-        if (!(r in id)) { id[r] = ++nr; base[nr] = substr(r, 1, 1); off[nr] = end[nr] = r ~ /\+/ ? substr(r, 3) + 0 : 0; grp[nr] = nr }
-        if (off[id[r]] + f[2] > end[id[r]]) end[id[r]] = off[id[r]] + f[2]
+        if (!(r in rid)) { rid[r] = ++nr; base[nr] = substr(r, 1, 1); off[nr] = end[nr] = r ~ /\+/ ? substr(r, 3) + 0 : 0; grp[nr] = nr }
+        a = reg[i] = rid[r]
+        if (off[a] + f[2] > end[a]) end[a] = off[a] + f[2]
     }
     do { # overlapping regions of a buffer share the lowest group number
         changed = 0
@@ -98,10 +99,8 @@ function family(sa, s,   st, ns, i, f, r, nr, id, base, off, end, grp, lo, a, b,
     }
     key = sa
     for (i = 1; i <= ns; i++) {
-        if (st[i] ~ /^[A-Z](\+[0-9.]+)?:[0-9.]+:/) {
-            split(st[i], f, ":"); a = id[f[1]]
+        if ((a = reg[i]))
             sub(/^[^:]*/, "R" gid[grp[a]] "+" (off[a] - lo[grp[a]]), st[i])
-        }
         key = key "|" st[i]
     }
     return key
@@ -123,7 +122,7 @@ FNR == 1 { span = FILENAME !~ /measurements\.csv$/; file[++nf] = FILENAME; next 
     if (nm == 0) { if (system("test -f " f) == 0) { printf "%-5s no result\n", id; bad++ }; next }
     sim = 100 * (1 - sdr / (32 * ssc)); nsim = 100 * snh / ssc
     e = sim - meas; ne = nsim - near
-    k = family(sa, steps_of(n))
+    k = family(id, sa, steps_of(n))
     fn[k]++; fm[k] += meas; fs[k] += sim; if (fn[k] == 1) { fid[k] = id; flo[k] = fhi[k] = meas; nkeys++; keys[nkeys] = k }
     if (meas < flo[k]) flo[k] = meas
     if (meas > fhi[k]) fhi[k] = meas
