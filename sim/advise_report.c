@@ -160,8 +160,8 @@ static void caveats(FILE *f, const struct l2_advice *a, const unsigned *sug, uns
     for (unsigned r = 0; r < ns; r++) {
         const struct l2_plan *p = &a->plan[sug[r]];
         const uint64_t pb = plan_persisting(a, p);
-        if (!p->setaside_set || pb <= p->setaside / 2)
-            continue;
+        if (!p->setaside_set || !p->setaside || pb <= p->setaside / 2)
+            continue; /* at set-aside 0 only the per-set floor keeps persisting lines */
         fprintf(f, "%s %u (%s in %s)", n++ ? "," : "  - persisting more than half the set-aside: suggestion",
                 r + 1, l2_fmt_bytes(pb, b1, sizeof b1), l2_fmt_bytes(p->setaside, b2, sizeof b2));
     }

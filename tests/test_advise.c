@@ -120,6 +120,39 @@ START_TEST(policy_lines_reproduce_prediction)
 }
 END_TEST
 
+/* The placement caveat names a suggestion whose persisting data fills
+ * more than half its set-aside, and none at set-aside 0 (the per-set
+ * floor) or at exactly half. */
+START_TEST(placement_caveat_threshold)
+{
+    char path[64];
+    small_trace(path, sizeof path);
+    struct l2_advice a;
+    advise_small(path, 0, &a);
+    unsigned s[1];
+    ck_assert_uint_eq(l2_advice_suggestions(&a, 1, s), 1);
+    struct l2_plan *p = &a.plan[s[0]];
+    ck_assert(p->setaside_set); /* it persists the table and mid: 768 KiB */
+    const uint64_t setaside[3] = {0, 1 << 20, 1536 << 10};
+    const int warned[3] = {0, 1, 0};
+    for (unsigned i = 0; i < 3; i++) {
+        p->setaside = setaside[i];
+        char *text = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&text, &len);
+        l2_err e;
+        ck_assert_int_eq(l2_advice_table(m, &a, 1, &e), 0);
+        fclose(m);
+        ck_assert_int_eq(strstr(text, "persisting more than half the set-aside: suggestion 1 (768KiB in 1MiB)") != NULL,
+                         warned[i]);
+        ck_assert_int_eq(strstr(text, "persisting more than half") != NULL, warned[i]);
+        free(text);
+    }
+    l2_advice_free(&a);
+    unlink(path);
+}
+END_TEST
+
 START_TEST(advise_cli)
 {
     char *out;
@@ -197,6 +230,7 @@ Suite *advise_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, greedy_finds_exhaustive_best);
     tcase_add_test(tc, policy_lines_reproduce_prediction);
+    tcase_add_test(tc, placement_caveat_threshold);
     tcase_add_test(tc, advise_cli);
     tcase_add_test(tc, advise_cli_html);
     suite_add_tcase(s, tc);
