@@ -10,6 +10,7 @@
 #include <string.h>
 
 const char *const l2_sethash_names[L2_NSETHASH] = {L2_SETHASH_LIST(L2_X_NAME)};
+const char *const l2_homehash_names[L2_NHOMEHASH] = {L2_HOMEHASH_LIST(L2_X_NAME)};
 const char *const l2_smmap_names[L2_NSMMAP] = {L2_SMMAP_LIST(L2_X_NAME)};
 
 struct cfg_enum {
@@ -17,6 +18,7 @@ struct cfg_enum {
     unsigned n;
 };
 static const struct cfg_enum sethash_enum = {l2_sethash_names, L2_NSETHASH};
+static const struct cfg_enum homehash_enum = {l2_homehash_names, L2_NHOMEHASH};
 static const struct cfg_enum smmap_enum = {l2_smmap_names, L2_NSMMAP};
 
 struct cfg_key {

@@ -21,6 +21,10 @@ enum cfg_type { CFG_BYTES, CFG_UINT, CFG_DOUBLE, CFG_STR, CFG_ENUM };
 #define L2_SETHASH_LIST(X) X(SETHASH_MIX, "mix") X(SETHASH_STRIPE, "stripe")
 enum l2_sethash { L2_SETHASH_LIST(L2_X_ENUM) L2_NSETHASH };
 
+/* Home-partition functions (see l2.h). */
+#define L2_HOMEHASH_LIST(X) X(HOMEHASH_MIX, "mix") X(HOMEHASH_BALANCED, "balanced")
+enum l2_homehash { L2_HOMEHASH_LIST(L2_X_ENUM) L2_NHOMEHASH };
+
 /* SM to partition maps (see l2.c). */
 #define L2_SMMAP_LIST(X) X(SMMAP_MOD, "mod") X(SMMAP_HALF, "half")
 enum l2_smmap { L2_SMMAP_LIST(L2_X_ENUM) L2_NSMMAP };
@@ -49,10 +53,14 @@ enum l2_smmap { L2_SMMAP_LIST(L2_X_ENUM) L2_NSMMAP };
       "too (not an evict_first or no_allocate store)")                                          \
     X(set_hash, CFG_ENUM, 0, 0, SETHASH_MIX, &sethash_enum,                                  \
       "set index: mix (a hash of each line) or stripe (consecutive lines in consecutive sets within "             \
-      "hash_chunk runs); the home partition is hashed per line")                                                \
+      "hash_chunk runs); the home partition is home_hash's")                                                \
     X(hash_chunk, CFG_BYTES, 128, 1ULL << 40, 128ULL << 20, NULL,                               \
       "set_hash = stripe: bytes of the runs of consecutive lines (a power of two)")           \
     X(hash_seed, CFG_UINT, 0, UINT32_MAX, 0, NULL, "seed of the set-index and home hashes")     \
+    X(home_hash, CFG_ENUM, 0, 0, HOMEHASH_MIX, &homehash_enum,                                 \
+      "home partition: mix (a hash of each line) or balanced (lines that lie a multiple of sets "  \
+      "lines apart take the partitions in turn from a hashed start, so that with set_hash = stripe "  \
+      "every set's lines split evenly between them)")                                               \
     X(first_ways, CFG_DOUBLE, 0, 32, 1.0, NULL,                                                 \
       "evict_first lines a set holds before an evict_first fill takes one of them (below that they age like "  \
       "normal lines; every other fill takes them first); a fraction f above n means a share f of the sets "     \
@@ -124,6 +132,7 @@ struct l2_config {
 };
 
 extern const char *const l2_sethash_names[L2_NSETHASH];
+extern const char *const l2_homehash_names[L2_NHOMEHASH];
 extern const char *const l2_smmap_names[L2_NSMMAP];
 
 /* Fills c with the table's defaults. */
@@ -155,7 +164,7 @@ const char *l2_config_get(const struct l2_config *c, const char *key, char *buf,
  * last key. */
 const char *l2_config_entry(const struct l2_config *c, size_t i, const char **name, char *buf, size_t n);
 /* The same as a JSON value: numbers for numeric keys (byte counts as whole
- * bytes), *text = 1 for the text keys (name, sm_map, set_hash), whose
+ * bytes), *text = 1 for the text keys (name, sm_map, set_hash, home_hash), whose
  * value the caller quotes. */
 const char *l2_config_entry_json(const struct l2_config *c, size_t i, const char **name, char *buf, size_t n,
                                  int *text);

@@ -4,7 +4,8 @@
  *
  * Notes (modelling assumptions; see README "Cache model"):
  *  - The L2 is `partitions` tag arrays (struct l2_cache) of equal size.
- *    Each line address has a home partition (a seeded hash of the line)
+ *    Each line address has a home partition (home_hash: a seeded hash of
+ *    the line, or `balanced`: the lines of a set split evenly, l2_home)
  *    and a set index (set_hash: the same hash, or `stripe`: consecutive
  *    lines in consecutive sets within hash_chunk runs that start at a
  *    hashed set); a line uses the same set index in every partition.
@@ -94,11 +95,28 @@ void l2_access(struct l2 *l, enum l2_op op, enum l2_prio prio, uint64_t line, ui
 void l2_locate(const struct l2 *l, uint64_t line, unsigned *home, uint32_t *set);
 /* Sets of the n consecutive lines from `first` (cheaper than n l2_locate). */
 void l2_sets(const struct l2 *l, uint64_t first, unsigned n, uint32_t *set);
+/* Their home partitions (l2_home). */
+void l2_homes(const struct l2 *l, uint64_t first, unsigned n, unsigned *home);
 
-/* Home partition of a line: a seeded hash of it. */
+/* A seeded hash of a line, in 0..n-1. */
+static inline unsigned l2_hash_below(const struct l2 *l, uint64_t line, unsigned n)
+{
+    return (unsigned)(((l2_mix64(line ^ l->seed) & 0xffffffffu) * n) >> 32);
+}
+
+/* Home partition of a line (home_hash): mix, a hash of the line; balanced,
+ * the lines L, L + sets, ..., L + (nparts - 1) x sets (L a multiple of
+ * nparts x sets, plus less than sets) take the partitions in turn from a
+ * hash of L, so that of the lines of a set (set_hash = stripe: lines sets
+ * apart share a set within a run) each partition homes as many, give or
+ * take one. */
 static inline unsigned l2_home(const struct l2 *l, uint64_t line)
 {
-    return (unsigned)(((l2_mix64(line ^ l->seed) & 0xffffffffu) * l->nparts) >> 32);
+    if (l->cfg.home_hash != HOMEHASH_BALANCED)
+        return l2_hash_below(l, line, l->nparts);
+    const uint64_t span = (uint64_t)l->sets * l->nparts, r = line % span;
+    const unsigned turn = (unsigned)(r / l->sets);
+    return (l2_hash_below(l, line - turn * (uint64_t)l->sets, l->nparts) + turn) % l->nparts;
 }
 
 /* Near partition of an SM (-1: none, the home partition). */

@@ -51,6 +51,7 @@ START_TEST(defaults_valid)
     ck_assert_uint_eq(c.sm_map, SMMAP_MOD);
     ck_assert_uint_eq(c.far_copy, 1);
     ck_assert_uint_eq(c.set_hash, SETHASH_MIX);
+    ck_assert_uint_eq(c.home_hash, HOMEHASH_MIX);
     ck_assert_uint_eq(c.setaside, 9830400);      /* 3/16 of L2 */
     ck_assert_uint_eq(c.setaside_max, 32768000); /* 10/16 of L2 */
     ck_assert_uint_eq(c.setaside_floor_ways, 1);
@@ -104,6 +105,7 @@ START_TEST(file_errors_name_line)
     expect_load_error("l2_size = 40MB\n", 1, "not a byte count");
     expect_load_error("ways = 16KiB\n", 1, "ways");
     expect_load_error("sm_map = odd\n", 1, "sm_map = 'odd' is not one of: mod, half");
+    expect_load_error("home_hash = even\n", 1, "home_hash = 'even' is not one of: mix, balanced");
     expect_load_error("ways 16\n", 1, "expected 'key = value'");
     expect_load_error("ways =\n", 1, "ways has no value");
     expect_load_error("far_copy = 2\n", 1, "out of range");

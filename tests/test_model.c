@@ -252,6 +252,55 @@ START_TEST(stripe_consecutive_sets)
 }
 END_TEST
 
+START_TEST(balanced_homes)
+{
+    struct l2_config cfg;
+    l2_err e;
+    l2_config_defaults(&cfg); /* 2 partitions of 12800 sets */
+    ck_assert_msg(l2_config_set(&cfg, "set_hash=stripe", &e) == 0, "%s", e.msg);
+    /* lines 0..51199: within the first 128 MiB run, so each set index
+     * takes the lines s, s + 12800, s + 25600 and s + 38400 */
+    unsigned worst[2] = {0, 0};
+    for (int k = 0; k < 2; k++) {
+        struct l2 l;
+        ck_assert_msg(l2_config_set(&cfg, k ? "home_hash=balanced" : "home_hash=mix", &e) == 0, "%s", e.msg);
+        ck_assert_msg(l2_init(&l, &cfg, &e) == 0, "%s", e.msg);
+        ck_assert_uint_eq(l.sets, 12800);
+        unsigned *in0 = calloc(l.sets, sizeof *in0), first0 = 0, run = 0, longest = 0, prev = 2;
+        uint32_t *set0 = calloc(l.sets, sizeof *set0);
+        for (uint64_t line = 0; line < 4 * 12800; line++) {
+            unsigned h;
+            uint32_t s;
+            l2_locate(&l, line, &h, &s);
+            if (line < 12800)
+                set0[line] = s;
+            else
+                ck_assert_uint_eq(s, set0[line % 12800]); /* set-mates are 12800 lines apart */
+            in0[s] += h == 0;
+            first0 += line < 12800 && h == 0; /* where each pair starts is hashed */
+            run = h == prev ? run + 1 : 1;
+            prev = h;
+            longest = run > longest ? run : longest;
+        }
+        for (uint32_t s = 0; s < l.sets; s++) {
+            unsigned d = in0[s] > 2 ? in0[s] - 2 : 2 - in0[s];
+            worst[k] = d > worst[k] ? d : worst[k];
+        }
+        /* consecutive lines spread over both partitions, as hashed ones do */
+        ck_assert_uint_gt(first0, 5800);
+        ck_assert_uint_lt(first0, 7000);
+        ck_assert_uint_lt(longest, 30);
+        free(in0);
+        free(set0);
+        l2_free(&l);
+    }
+    /* of each set's 4 lines, 2 in each partition when balanced; hashed
+     * homes leave some set with all 4 in one */
+    ck_assert_uint_eq(worst[1], 0);
+    ck_assert_uint_eq(worst[0], 2);
+}
+END_TEST
+
 /* ---- stores ---- */
 
 START_TEST(evict_first_store_is_normal)
@@ -350,6 +399,7 @@ Suite *model_suite(void)
     tcase_add_test(tc, first_ways_fraction);
     tcase_add_test(tc, first_share_caps_with_setaside);
     tcase_add_test(tc, stripe_consecutive_sets);
+    tcase_add_test(tc, balanced_homes);
     tcase_add_test(tc, evict_first_store_is_normal);
     tcase_add_test(tc, threads_same_report);
     tcase_add_test(tc, threads_first_variant_error);
