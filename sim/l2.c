@@ -153,11 +153,6 @@ void l2_sets(const struct l2 *l, uint64_t first, unsigned n, uint32_t *set)
 
 void l2_homes(const struct l2 *l, uint64_t first, unsigned n, unsigned *home)
 {
-    if (l->cfg.home_hash != HOMEHASH_BALANCED) {
-        for (unsigned i = 0; i < n; i++)
-            home[i] = l2_hash_below(l, first + i, l->nparts);
-        return;
-    }
     for (unsigned i = 0; i < n; i++)
         home[i] = l2_home(l, first + i);
 }

@@ -95,13 +95,14 @@ void l2_access(struct l2 *l, enum l2_op op, enum l2_prio prio, uint64_t line, ui
 void l2_locate(const struct l2 *l, uint64_t line, unsigned *home, uint32_t *set);
 /* Sets of the n consecutive lines from `first` (cheaper than n l2_locate). */
 void l2_sets(const struct l2 *l, uint64_t first, unsigned n, uint32_t *set);
-/* Their home partitions (l2_home). */
+/* Their home partitions (l2_home; the caller's loop may take mixed homes
+ * itself, l2_home_mixed, and these for balanced ones). */
 void l2_homes(const struct l2 *l, uint64_t first, unsigned n, unsigned *home);
 
-/* A seeded hash of a line, in 0..n-1. */
-static inline unsigned l2_hash_below(const struct l2 *l, uint64_t line, unsigned n)
+/* The home partition of a line with home_hash = mix: a seeded hash of it. */
+static inline unsigned l2_home_mixed(const struct l2 *l, uint64_t line)
 {
-    return (unsigned)(((l2_mix64(line ^ l->seed) & 0xffffffffu) * n) >> 32);
+    return (unsigned)(((l2_mix64(line ^ l->seed) & 0xffffffffu) * l->nparts) >> 32);
 }
 
 /* Home partition of a line (home_hash): mix, a hash of the line; balanced,
@@ -113,10 +114,10 @@ static inline unsigned l2_hash_below(const struct l2 *l, uint64_t line, unsigned
 static inline unsigned l2_home(const struct l2 *l, uint64_t line)
 {
     if (l->cfg.home_hash != HOMEHASH_BALANCED)
-        return l2_hash_below(l, line, l->nparts);
+        return l2_home_mixed(l, line);
     const uint64_t span = (uint64_t)l->sets * l->nparts, r = line % span;
     const unsigned turn = (unsigned)(r / l->sets);
-    return (l2_hash_below(l, line - turn * (uint64_t)l->sets, l->nparts) + turn) % l->nparts;
+    return (l2_home_mixed(l, line - turn * (uint64_t)l->sets) + turn) % l->nparts;
 }
 
 /* Near partition of an SM (-1: none, the home partition). */

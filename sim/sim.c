@@ -204,7 +204,7 @@ L2_PATH_FN void locate_g(const struct l2_sim *s, const struct l2_geom g, const i
         if (!lc->mine[i])
             continue;
         nmine++;
-        const unsigned home = balanced ? lc->home[i] : l2_hash_below(l, first + i, l->nparts);
+        const unsigned home = balanced ? lc->home[i] : l2_home_mixed(l, first + i);
         const unsigned near = l2_near(l, sm, home);
         lc->home[i] = home;
         lc->near[i] = near;
