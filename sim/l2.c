@@ -153,8 +153,25 @@ void l2_sets(const struct l2 *l, uint64_t first, unsigned n, uint32_t *set)
 
 void l2_homes(const struct l2 *l, uint64_t first, unsigned n, unsigned *home)
 {
-    for (unsigned i = 0; i < n; i++)
-        home[i] = l2_home(l, first + i);
+    if (l->cfg.home_hash != HOMEHASH_BALANCED) {
+        for (unsigned i = 0; i < n; i++)
+            home[i] = l2_home_mixed(l, first + i);
+        return;
+    }
+    /* l2_home, its divisions once: line = base + turn x sets + q, q < sets */
+    const uint64_t r = first % ((uint64_t)l->sets * l->nparts);
+    unsigned turn = (unsigned)(r / l->sets);
+    uint64_t q = r % l->sets, base = first - r;
+    for (unsigned i = 0; i < n; i++) {
+        home[i] = (l2_home_mixed(l, base + q) + turn) % l->nparts;
+        if (++q == l->sets) { /* the next line is the next turn's */
+            q = 0;
+            if (++turn == l->nparts) {
+                turn = 0;
+                base += (uint64_t)l->sets * l->nparts;
+            }
+        }
+    }
 }
 
 void l2_access(struct l2 *l, enum l2_op op, enum l2_prio prio, uint64_t line, uint8_t mask, int sm,

@@ -95,8 +95,7 @@ void l2_access(struct l2 *l, enum l2_op op, enum l2_prio prio, uint64_t line, ui
 void l2_locate(const struct l2 *l, uint64_t line, unsigned *home, uint32_t *set);
 /* Sets of the n consecutive lines from `first` (cheaper than n l2_locate). */
 void l2_sets(const struct l2 *l, uint64_t first, unsigned n, uint32_t *set);
-/* Their home partitions (l2_home; the caller's loop may take mixed homes
- * itself, l2_home_mixed, and these for balanced ones). */
+/* Their home partitions (cheaper than n l2_home). */
 void l2_homes(const struct l2 *l, uint64_t first, unsigned n, unsigned *home);
 
 /* The home partition of a line with home_hash = mix: a seeded hash of it. */

@@ -195,17 +195,14 @@ L2_PATH_FN void locate_g(const struct l2_sim *s, const struct l2_geom g, const i
     const int sm = ev->sm >= 0 && (uint64_t)ev->sm < l->cfg.sms ? ev->sm : -1; /* else rejected */
     unsigned nmine = 0;
     l2_sets(l, first, nlines, lc->set);
-    /* hashed homes here, balanced ones (divisions) out of the loop */
-    const int balanced = l->cfg.home_hash == HOMEHASH_BALANCED;
-    if (balanced)
+    if (one_lane) /* every line is this lane's; a lane of several takes only its own */
         l2_homes(l, first, nlines, lc->home);
     for (unsigned i = 0; i < nlines; i++) {
         lc->mine[i] = one_lane || lc->set[i] - s->set_lo < s->set_end - s->set_lo;
         if (!lc->mine[i])
             continue;
         nmine++;
-        const unsigned home = balanced ? lc->home[i] : l2_home_mixed(l, first + i);
-        const unsigned near = l2_near(l, sm, home);
+        const unsigned home = one_lane ? lc->home[i] : l2_home(l, first + i), near = l2_near(l, sm, home);
         lc->home[i] = home;
         lc->near[i] = near;
         l2_cache_prefetch_g(&l->part[home], g, lc->set[i]);

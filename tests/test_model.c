@@ -301,6 +301,37 @@ START_TEST(balanced_homes)
 }
 END_TEST
 
+/* l2_homes, which the access path uses, gives l2_home's partitions for a
+ * run of lines, across the ends of the groups of set-mates, with 2 and 4
+ * partitions and either home function. */
+START_TEST(homes_of_a_run)
+{
+    static const char *const sets[4][2] = {{"partitions=2", "home_hash=mix"},
+                                           {"partitions=4", "home_hash=mix"},
+                                           {"partitions=2", "home_hash=balanced"},
+                                           {"partitions=4", "home_hash=balanced"}};
+    struct l2_config cfg;
+    l2_err e;
+    l2_config_defaults(&cfg);
+    ck_assert_msg(l2_config_set(&cfg, "set_hash=stripe", &e) == 0, "%s", e.msg);
+    for (unsigned k = 0; k < 4; k++) {
+        ck_assert_msg(l2_config_set(&cfg, sets[k][0], &e) == 0, "%s", e.msg);
+        ck_assert_msg(l2_config_set(&cfg, sets[k][1], &e) == 0, "%s", e.msg);
+        struct l2 l;
+        ck_assert_msg(l2_init(&l, &cfg, &e) == 0, "%s", e.msg);
+        const uint64_t span = (uint64_t)l.sets * l.nparts;
+        const uint64_t starts[] = {0, l.sets - 3, span - 5, 3 * span - 1, (0x7e0000000000ULL >> 7) + 12345};
+        for (unsigned j = 0; j < sizeof starts / sizeof starts[0]; j++) {
+            unsigned home[129];
+            l2_homes(&l, starts[j], 129, home);
+            for (unsigned i = 0; i < 129; i++)
+                ck_assert_uint_eq(home[i], l2_home(&l, starts[j] + i));
+        }
+        l2_free(&l);
+    }
+}
+END_TEST
+
 /* ---- stores ---- */
 
 START_TEST(evict_first_store_is_normal)
@@ -400,6 +431,7 @@ Suite *model_suite(void)
     tcase_add_test(tc, first_share_caps_with_setaside);
     tcase_add_test(tc, stripe_consecutive_sets);
     tcase_add_test(tc, balanced_homes);
+    tcase_add_test(tc, homes_of_a_run);
     tcase_add_test(tc, evict_first_store_is_normal);
     tcase_add_test(tc, threads_same_report);
     tcase_add_test(tc, threads_first_variant_error);
