@@ -129,9 +129,11 @@ L2_PATH_FN void l2_path_access(struct l2 *l, const struct l2_geom g, enum l2_op 
         int w = l2_blk_find(g, nb, line);
         uint8_t have = 0;
         if (w >= 0) {
+            /* a lookup that finds the copy refreshes it, also when it
+             * lacks the sectors asked for (they are moved into it below):
+             * gathers of single sectors near capacity, G03, G04, I19 */
             have = *l2_blk_valid(g, nb, (unsigned)w) & mask;
-            if (have)
-                l2_path_hit_line(nc, g, nb, (unsigned)w, prio, 1);
+            l2_path_hit_line(nc, g, nb, (unsigned)w, prio, 1);
         }
         out->near_hit = have;
         uint8_t need = mask & (uint8_t)~have;

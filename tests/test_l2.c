@@ -767,6 +767,31 @@ START_TEST(near_hit_refreshes_home)
 }
 END_TEST
 
+/* A near copy that lacks the sector asked for is still found: the lookup
+ * makes it its set's most recently used, as a hit would, so the next fill
+ * of the set evicts another line. */
+START_TEST(near_sector_miss_refreshes_copy)
+{
+    struct l2 l;
+    tiny(&l, 2, NULL);
+    uint64_t v[1], w[4];
+    lines_in_set(&l, 1, 0, 1, v); /* home 0 */
+    lines_in_set(&l, 1, 1, 4, w); /* home 1, the same set */
+    const int sm1 = 1;             /* an SM of partition 1 */
+    acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[0], 0x1, sm1); /* copy of sector 0 in 1 */
+    ck_assert_uint_eq(*l2_cache_valid(&l.part[1], resident(&l, 1, v[0])), 0x1);
+    for (int i = 0; i < 3; i++)
+        acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, w[i], 0xf, sm1); /* the set is full, the copy oldest */
+    struct l2_outcome o = acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[0], 0x2, sm1);
+    ck_assert_uint_eq(o.near_hit, 0);
+    ck_assert_uint_eq(*l2_cache_valid(&l.part[1], resident(&l, 1, v[0])), 0x3);
+    acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, w[3], 0xf, sm1);
+    ck_assert_int_ge(slot_of(&l, 1, v[0]), 0);
+    ck_assert_int_lt(slot_of(&l, 1, w[0]), 0);
+    l2_free(&l);
+}
+END_TEST
+
 START_TEST(store_drops_far_copy)
 {
     struct l2 l;
@@ -905,6 +930,7 @@ Suite *l2_suite(void)
     tcase_add_test(tc, copy_classes);
     tcase_add_test(tc, apply_near_and_home);
     tcase_add_test(tc, near_hit_refreshes_home);
+    tcase_add_test(tc, near_sector_miss_refreshes_copy);
     tcase_add_test(tc, store_drops_far_copy);
     tcase_add_test(tc, far_store_copies_near);
     tcase_add_test(tc, granules_fill_and_move);
