@@ -48,6 +48,9 @@ enum l2_smmap { L2_SMMAP_LIST(L2_X_ENUM) L2_NSMMAP };
       "SM to partition: mod (sm mod partitions) or half (consecutive halves)")                   \
     X(far_copy, CFG_UINT, 0, 1, 1, NULL,                                                        \
       "1: a load served by the far (home) partition leaves a copy in the near one")             \
+    X(far_part_refresh, CFG_UINT, 0, 1, 0, NULL,                                                \
+      "1: a load from the far partition for part of a line (not all its sectors) makes the home "  \
+      "line most recent, as one for the whole line does; 0: it leaves the home line as old as it was") \
     X(store_copy, CFG_UINT, 0, 1, 1, NULL,                                                      \
       "1: a store from an SM whose near partition is not the line's home writes a copy there "  \
       "too (not an evict_first or no_allocate store)")                                          \

@@ -36,6 +36,7 @@ int l2_init(struct l2 *l, const struct l2_config *cfg, l2_err *e)
     l->line_shift = l2_log2_ceil(cfg->line_size);
     l->sector_shift = l2_log2_ceil(cfg->sector_size);
     l->sectors = (unsigned)(cfg->line_size / cfg->sector_size);
+    l->full = (uint8_t)((2u << (l->sectors - 1)) - 1);
     l->sets = l2_config_sets(cfg);
     l->seed = l2_mix64(cfg->hash_seed + 0x51ed270b27a3c5d1ULL);
     unsigned chunk_log2 = l2_log2_ceil(cfg->hash_chunk);

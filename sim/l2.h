@@ -18,6 +18,9 @@
  *    partition too (a copy: never dirty, class evict_first for
  *    evict_first loads and normal otherwise).  A near hit also refreshes
  *    the home line (recency, and class as a hit at home would set it).
+ *    A request the near partition sends home refreshes the home line too,
+ *    unless far_part_refresh = 0 and it asks for part of the line only
+ *    (its class is set all the same).
  *  - Stores: write-allocate at sector granularity in the home partition
  *    (no DRAM read; sectors become valid and dirty).  With store_copy = 1,
  *    a store whose near partition is not the home also writes the
@@ -71,6 +74,7 @@ struct l2 {
     uint16_t *sm_part; /* cfg.sms entries */
     uint16_t dram_bytes[256]; /* DRAM read bytes by missing-sector mask */
     uint8_t fill_mask[256];   /* sectors a read of a missing-sector mask fills: its dram_atom granules */
+    uint8_t full;             /* the mask of all sectors of a line */
 };
 
 int l2_init(struct l2 *l, const struct l2_config *cfg, l2_err *e);

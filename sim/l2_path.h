@@ -26,7 +26,7 @@ static const uint8_t l2_path_class_of_prio_fill[L2_NPRIO] = {
 };
 
 /* A hit on way w of block b in a set of cache c: the line becomes its
- * set's most recently used and takes the class the hint sets (a copy is
+ * set's most recently used (unless touch is 0) and takes the class the hint sets (a copy is
  * never evict_last), except that an evict_first hit leaves a protected
  * evict_last line evict_last (measured: a hot evict_last set read by warps
  * whose hint is evict_first keeps as much as under evict_unchanged at the
@@ -34,9 +34,10 @@ static const uint8_t l2_path_class_of_prio_fill[L2_NPRIO] = {
  * at set-aside 0, Z02 and Z03).  An evict_last line that stays so becomes
  * its set-aside's most recently used too. */
 L2_PATH_FN void l2_path_hit_line(const struct l2_cache *c, const struct l2_geom g, unsigned char *b, unsigned w,
-                                 enum l2_prio prio, int copy)
+                                 enum l2_prio prio, int copy, int touch)
 {
-    l2_blk_touch(g, b, w);
+    if (touch)
+        l2_blk_touch(g, b, w);
     const int last = l2_blk_cls(g, b, w) == CLS_LAST;
     switch (prio) {
     case PRIO_EVICT_FIRST:
@@ -52,7 +53,7 @@ L2_PATH_FN void l2_path_hit_line(const struct l2_cache *c, const struct l2_geom 
     default:
         break;
     }
-    if (last && l2_blk_cls(g, b, w) == CLS_LAST)
+    if (touch && last && l2_blk_cls(g, b, w) == CLS_LAST)
         l2_cache_last_in(c, l2_blk_set(c, g, b), w, 0);
 }
 
@@ -81,16 +82,16 @@ L2_PATH_FN void l2_path_copy(struct l2 *l, const struct l2_cache *nc, const stru
 }
 
 /* Load or prefetch served by the home partition (c, block b): returns the
- * sectors it had. */
+ * sectors it had; touch 0: a line found stays as old as it was. */
 L2_PATH_FN uint8_t l2_path_home_read(struct l2 *l, const struct l2_cache *c, const struct l2_geom g, uint32_t set,
                                      unsigned char *b, uint64_t line, uint8_t need, enum l2_prio prio,
-                                     struct l2_outcome *out)
+                                     int touch, struct l2_outcome *out)
 {
     int w = l2_blk_find(g, b, line);
     uint8_t have = 0;
     if (w >= 0) {
         have = *l2_blk_valid(g, b, (unsigned)w) & need;
-        l2_path_hit_line(c, g, b, (unsigned)w, prio, 0);
+        l2_path_hit_line(c, g, b, (unsigned)w, prio, 0, touch);
     }
     uint8_t miss = need & (uint8_t)~have;
     if (miss) {
@@ -121,7 +122,7 @@ L2_PATH_FN void l2_path_access(struct l2 *l, const struct l2_geom g, enum l2_op 
     case OP_READ:
     case OP_PREFETCH: {
         if (near == home) {
-            out->hit = out->near_hit = l2_path_home_read(l, hc, g, set, hb, line, mask, prio, out);
+            out->hit = out->near_hit = l2_path_home_read(l, hc, g, set, hb, line, mask, prio, 1, out);
             return;
         }
         const struct l2_cache *nc = &l->part[near];
@@ -133,7 +134,7 @@ L2_PATH_FN void l2_path_access(struct l2 *l, const struct l2_geom g, enum l2_op 
              * lacks the sectors asked for (they are moved into it below):
              * gathers of single sectors near capacity, G03, G04, I19 */
             have = *l2_blk_valid(g, nb, (unsigned)w) & mask;
-            l2_path_hit_line(nc, g, nb, (unsigned)w, prio, 1);
+            l2_path_hit_line(nc, g, nb, (unsigned)w, prio, 1, 1);
         }
         out->near_hit = have;
         uint8_t need = mask & (uint8_t)~have;
@@ -143,14 +144,18 @@ L2_PATH_FN void l2_path_access(struct l2 *l, const struct l2_geom g, enum l2_op 
              * sectors remain to be read) */
             int hw = l2_blk_find(g, hb, line);
             if (hw >= 0)
-                l2_path_hit_line(hc, g, hb, (unsigned)hw, prio, 0);
+                l2_path_hit_line(hc, g, hb, (unsigned)hw, prio, 0, 1);
             return;
         }
         /* between partitions data moves in dram_atom granules: the home
          * partition serves (and reads from DRAM if it lacks them) whole
          * granules, and the copy keeps them (measured, rows G03-G08) */
         uint8_t move = l->fill_mask[need];
-        out->hit |= l2_path_home_read(l, hc, g, set, hb, line, move, prio, out) & need;
+        /* a request for part of the line refreshes the home line only with
+         * far_part_refresh (measured 0 on the H100 and the H200: gathers of
+         * sectors, rows G16-G32, Z13-Z15) */
+        const int touch = l->cfg.far_part_refresh || move == l->full;
+        out->hit |= l2_path_home_read(l, hc, g, set, hb, line, move, prio, touch, out) & need;
         out->line_miss &= need;
         if (op == OP_READ && l->cfg.far_copy && prio != PRIO_NO_ALLOCATE)
             l2_path_copy(l, nc, g, set, nb, w, line, prio == PRIO_EVICT_FIRST ? CLS_FIRST : CLS_NORMAL, move, out);
@@ -173,7 +178,7 @@ L2_PATH_FN void l2_path_access(struct l2 *l, const struct l2_geom g, enum l2_op 
         int w = l2_blk_find(g, hb, line);
         if (w >= 0) {
             out->hit = *l2_blk_valid(g, hb, (unsigned)w) & mask;
-            l2_path_hit_line(hc, g, hb, (unsigned)w, prio, 0);
+            l2_path_hit_line(hc, g, hb, (unsigned)w, prio, 0, 1);
         } else {
             out->line_miss = mask;
             if (prio == PRIO_NO_ALLOCATE)
@@ -196,7 +201,7 @@ L2_PATH_FN void l2_path_access(struct l2 *l, const struct l2_geom g, enum l2_op 
             int cw = l2_blk_find(g, nb, line);
             if (cw >= 0) {
                 out->near_hit = *l2_blk_valid(g, nb, (unsigned)cw) & mask;
-                l2_path_hit_line(nc, g, nb, (unsigned)cw, prio, 1);
+                l2_path_hit_line(nc, g, nb, (unsigned)cw, prio, 1, 1);
             }
             l2_path_copy(l, nc, g, set, nb, cw, line, CLS_NORMAL, mask, out);
         }

@@ -792,6 +792,34 @@ START_TEST(near_sector_miss_refreshes_copy)
 }
 END_TEST
 
+/* far_part_refresh: a request the near partition sends home refreshes the
+ * home line, but with far_part_refresh = 0 only one for the whole line. */
+START_TEST(far_part_refresh_home)
+{
+    static const struct {
+        const char *set;
+        uint8_t mask;
+        int kept;
+    } cases[] = {{"far_part_refresh=1", 0x1, 1}, {"far_part_refresh=0", 0x1, 0}, {"far_part_refresh=0", 0xf, 1}};
+    for (unsigned c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        struct l2 l;
+        const char *extra[] = {cases[c].set, NULL};
+        tiny(&l, 2, extra);
+        uint64_t v[5];
+        lines_in_set(&l, 1, 0, 5, v); /* home 0 */
+        for (int i = 0; i < 4; i++)   /* from the home side, v[0] the oldest */
+            acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[i], 0xf, 0);
+        struct l2_outcome o = acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[0], cases[c].mask, 1); /* from the far side */
+        ck_assert_uint_eq(o.hit, cases[c].mask);
+        ck_assert_uint_eq(o.near_hit, 0);
+        acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[4], 0xf, 0); /* evicts the home's least recently used */
+        ck_assert_msg((slot_of(&l, 0, v[0]) >= 0) == cases[c].kept, "case %u", c);
+        ck_assert_msg((slot_of(&l, 0, v[1]) >= 0) == !cases[c].kept, "case %u", c);
+        l2_free(&l);
+    }
+}
+END_TEST
+
 START_TEST(store_drops_far_copy)
 {
     struct l2 l;
@@ -931,6 +959,7 @@ Suite *l2_suite(void)
     tcase_add_test(tc, apply_near_and_home);
     tcase_add_test(tc, near_hit_refreshes_home);
     tcase_add_test(tc, near_sector_miss_refreshes_copy);
+    tcase_add_test(tc, far_part_refresh_home);
     tcase_add_test(tc, store_drops_far_copy);
     tcase_add_test(tc, far_store_copies_near);
     tcase_add_test(tc, granules_fill_and_move);
