@@ -37,7 +37,9 @@
  *    evict_first store that misses in a full set of a group holding that
  *    many replaces the least recently used of them in its set.  Any hint
  *    on a later access (or the line's eviction) ends the mark.
- *  - Every lookup that finds the line makes it the most recently used.
+ *  - Every lookup that finds the line makes it the most recently used
+ *    (but a request for part of a line from the other partition, with
+ *    far_part_refresh = 0: l2.h).
  *  - The cache itself knows nothing of DRAM: callers read the evicted
  *    line's dirty mask before installing a new one.
  *

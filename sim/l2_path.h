@@ -26,13 +26,14 @@ static const uint8_t l2_path_class_of_prio_fill[L2_NPRIO] = {
 };
 
 /* A hit on way w of block b in a set of cache c: the line becomes its
- * set's most recently used (unless touch is 0) and takes the class the hint sets (a copy is
- * never evict_last), except that an evict_first hit leaves a protected
- * evict_last line evict_last (measured: a hot evict_last set read by warps
- * whose hint is evict_first keeps as much as under evict_unchanged at the
- * maximum set-aside, Z08 and Z09, and loses as much as under evict_normal
- * at set-aside 0, Z02 and Z03).  An evict_last line that stays so becomes
- * its set-aside's most recently used too. */
+ * set's most recently used (unless touch is 0) and takes the class the
+ * hint sets (a copy is never evict_last), except that an evict_first hit
+ * leaves a protected evict_last line evict_last (measured: a hot
+ * evict_last set read by warps whose hint is evict_first keeps as much as
+ * under evict_unchanged at the maximum set-aside, Z08 and Z09, and loses
+ * as much as under evict_normal at set-aside 0, Z02 and Z03).  An
+ * evict_last line that stays so becomes its set-aside's most recently
+ * used too (with touch). */
 L2_PATH_FN void l2_path_hit_line(const struct l2_cache *c, const struct l2_geom g, unsigned char *b, unsigned w,
                                  enum l2_prio prio, int copy, int touch)
 {
