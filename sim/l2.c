@@ -76,7 +76,7 @@ int l2_init(struct l2 *l, const struct l2_config *cfg, l2_err *e)
                 fill |= ((1u << per) - 1) << g;
             }
         l->dram_bytes[m] = (uint16_t)bytes;
-        l->fill_mask[m] = (uint8_t)(fill & ((1u << l->sectors) - 1));
+        l->fill_mask[m] = (uint8_t)(fill & l->full);
     }
     l2_clear(l);
     return 0;

@@ -258,7 +258,7 @@ L2_PATH_FN int sim_access_g(struct l2_sim *s, const struct l2_geom g, const int 
     int unspec = 0;
     /* the sectors of a line: all of them but in the first line (from the
      * access's first byte) and the last (to its last) */
-    const uint8_t full = (uint8_t)((2u << (s->l2.sectors - 1)) - 1);
+    const uint8_t full = s->l2.full;
     const uint8_t mask0 = (uint8_t)(full & ~((1u << ((ev->addr & lmask) >> ss)) - 1));
     const uint8_t mask1 = (uint8_t)((2u << (((ev->addr + ev->size - 1) & lmask) >> ss)) - 1);
     const unsigned *home = lc->home, *near = lc->near;
