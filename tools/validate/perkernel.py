@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""perkernel.py SIM.csv RANGE-1.csv ... RANGE-N.csv - per-kernel counters of
+a program's last N kernels from N `ncu --replay-mode app-range` exports
+whose ranges all start at the same point and end after kernel 1, 2, ...,
+N (tools/validate/perkernel.sh): kernel k's counters are range k's minus
+range k-1's, so every kernel runs as unprofiled, after the kernels before
+it, with no profiler work between them (kernel replay disturbs L2 between
+kernels: README, Real programs on the H100).
+
+Writes, on standard output, a CSV in the form of `ncu --csv --page raw
+--print-units base` (header, units row, one row per kernel) that `l2sim run
+--ncu` reads: the kernels' names are the last N of SIM.csv (`l2sim run
+--csv` of the program's capture), the rates are the differenced counts'
+(lts__t_sector_hit_rate.pct = 100 * lookup hits / sectors, as Nsight
+Compute defines it), gpu__time_duration.sum the difference of the ranges'
+durations (the kernel and the gap before it)."""
+import csv
+import sys
+
+SUMS = ["lts__t_sectors.sum", "lts__t_sectors_lookup_hit.sum", "lts__t_sectors_op_read.sum",
+        "lts__t_sectors_op_read_lookup_hit.sum", "lts__t_sectors_srcunit_tex.sum",
+        "lts__t_sectors_srcunit_tex_op_read.sum", "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum",
+        "dram__bytes_read.sum", "dram__bytes_write.sum", "gpu__time_duration.sum"]
+UNITS = {"dram__bytes_read.sum": "byte", "dram__bytes_write.sum": "byte", "gpu__time_duration.sum": "ns"}
+
+
+def fail(msg):
+    sys.exit("perkernel.py: " + msg)
+
+
+def range_totals(path):
+    """The metrics of the one range of an app-range export, in base units."""
+    lines = [l for l in open(path, errors="replace") if l.startswith('"')]
+    rows = list(csv.reader(lines))
+    if len(rows) != 3:
+        fail("%s: %d rows after the header and units, one range expected" % (path, len(rows) - 2))
+    col = {h: i for i, h in enumerate(rows[0])}
+    out = {}
+    for m in SUMS:
+        if m not in col:
+            fail("%s: no column %s" % (path, m))
+        unit = rows[1][col[m]]
+        v = float(rows[2][col[m]].replace(",", ""))
+        if m == "gpu__time_duration.sum":
+            v *= {"ns": 1, "nsecond": 1, "us": 1e3, "usecond": 1e3, "ms": 1e6, "msecond": 1e6}.get(unit, None) or fail(
+                "%s: unit %r of %s" % (path, unit, m))
+        out[m] = v
+    return out
+
+
+def main():
+    if len(sys.argv) < 3:
+        fail("usage: perkernel.py SIM.csv RANGE-1.csv ... RANGE-N.csv")
+    sim = list(csv.DictReader(open(sys.argv[1])))
+    names = [r["kernel"] for r in sim if r["scope"] == "all" and r["index"] != "0"]  # 0: the totals
+    ranges = [range_totals(p) for p in sys.argv[2:]]
+    n = len(ranges)
+    if len(names) < n:
+        fail("%s: %d kernels, %d ranges" % (sys.argv[1], len(names), n))
+    names = names[-n:]
+    hdr = ["ID", "Kernel Name", "lts__t_sector_hit_rate.pct", "lts__t_sector_op_read_hit_rate.pct"] + SUMS
+    w = csv.writer(sys.stdout, quoting=csv.QUOTE_ALL, lineterminator="\n")
+    w.writerow(hdr)
+    w.writerow(["", "", "%", "%"] + [UNITS.get(m, "sector") for m in SUMS])
+    prev = {m: 0.0 for m in SUMS}
+    for k, (name, tot) in enumerate(zip(names, ranges)):
+        d = {m: tot[m] - prev[m] for m in SUMS}
+        prev = tot
+        rate = lambda hit, all_: "%.4f" % (100 * d[hit] / d[all_]) if d[all_] > 0 else "n/a"
+        w.writerow([str(k), name, rate("lts__t_sectors_lookup_hit.sum", "lts__t_sectors.sum"),
+                    rate("lts__t_sectors_op_read_lookup_hit.sum", "lts__t_sectors_op_read.sum")] +
+                   ["%.0f" % d[m] for m in SUMS])
+
+
+main()

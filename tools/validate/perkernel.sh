@@ -1,0 +1,66 @@
+#!/bin/sh
+# perkernel.sh capture|measure OUT W - a real program's kernels measured one
+# by one without disturbing L2 between them, on the GPU machine, from the
+# repository root after tools/validate/build-gpu.sh.  W: reuse
+# (tools/validate/torch_reuse.py, 8 steps).  CONFIG: the l2sim
+# configuration (default configs/h100.cfg).
+#
+#   capture  OUT/W.l2b.zst (l2trace --merge-lines), OUT/sim-W.csv (l2sim run
+#            --csv of it) and OUT/sim-W.txt (the report): the model's
+#            values, written down before the measurement
+#   measure  for k = 1..N: `ncu --replay-mode app-range` of the program
+#            stopped after step k (L2SIM_UPTO=k) into OUT/range-W-k.csv;
+#            tools/validate/perkernel.py takes the differences into
+#            OUT/ncu-W.csv (the form of an ncu per-kernel export), and
+#            `l2sim run --ncu` sets the kernels beside them (OUT/vs-W.txt)
+#
+# Each range starts at the same point (torch.cuda.profiler.start() after
+# the set-up) and runs its kernels back to back as unprofiled, so kernel k's
+# counters are range k's minus range k-1's.  Log: OUT/log.txt.
+# shellcheck disable=SC2086,SC2012
+set -u
+MODE=${1:?usage: perkernel.sh capture|measure OUT W}
+O=${2:?usage: perkernel.sh capture|measure OUT W}
+W=${3:?usage: perkernel.sh capture|measure OUT W}
+B=${BUILD:-build}
+CONFIG=${CONFIG:-configs/h100.cfg}
+case $W in
+reuse) cmd="python3 tools/validate/torch_reuse.py"; n=8 ;;
+*) echo "perkernel.sh: unknown workload $W" >&2; exit 2 ;;
+esac
+mkdir -p "$O"
+exec >>"$O/log.txt" 2>&1
+echo "== $MODE $W ($cmd), $CONFIG, $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null)"
+case $MODE in
+capture)
+    timeout 300 "$B/l2trace" --merge-lines -o "$O/$W.l2b.zst" -- $cmd
+    echo "l2trace exit $?"
+    "$B/l2sim" run --config "$CONFIG" --csv "$O/$W.l2b.zst" >"$O/sim-$W.csv"
+    echo "l2sim --csv exit $?"
+    "$B/l2sim" run --config "$CONFIG" "$O/$W.l2b.zst" >"$O/sim-$W.txt"
+    echo "l2sim exit $?"
+    ;;
+measure)
+    NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+    M=lts__t_sectors.sum,lts__t_sectors_lookup_hit.sum,lts__t_sectors_op_read.sum
+    M=$M,lts__t_sectors_op_read_lookup_hit.sum,lts__t_sectors_srcunit_tex.sum,lts__t_sectors_srcunit_tex_op_read.sum
+    M=$M,lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum,dram__bytes_read.sum,dram__bytes_write.sum
+    M=$M,gpu__time_duration.sum
+    files=""
+    k=1
+    while [ $k -le $n ]; do
+        L2SIM_UPTO=$k timeout 300 "$NCU" --replay-mode app-range --csv --page raw --print-units base \
+            --cache-control none --clock-control none --metrics "$M" $cmd >"$O/range-$W-$k.csv" 2>"$O/range-$W-$k.log"
+        echo "ncu up to step $k: exit $?"
+        files="$files $O/range-$W-$k.csv"
+        k=$((k + 1))
+    done
+    # shellcheck disable=SC2086
+    python3 tools/validate/perkernel.py "$O/sim-$W.csv" $files >"$O/ncu-$W.csv"
+    echo "perkernel.py exit $?"
+    "$B/l2sim" run --config "$CONFIG" --ncu "$O/ncu-$W.csv" "$O/$W.l2b.zst" 2>&1 |
+        sed -n '/^measured by Nsight Compute/,$p' >"$O/vs-$W.txt"
+    echo "l2sim --ncu: $(tail -1 "$O/vs-$W.txt")"
+    ;;
+*) echo "perkernel.sh: mode capture or measure" >&2; exit 2 ;;
+esac
