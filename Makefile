@@ -98,7 +98,7 @@ test: all
 CAL_H100 := calibration/h100/measurements.csv calibration/h100/extra.csv calibration/h100/fidelity.csv \
             calibration/h100/placement.csv
 CAL_H200 := calibration/h200/rows.csv calibration/h200/placement.csv
-CAL_REAL := hotcold mlp
+CAL_REAL := h100/hotcold h100/mlp h100/reuse h200/reuse
 calibrate: all
 	{ tools/calibrate/calibrate.sh $(BUILD) configs/h100.cfg $(CAL_H100) && echo && \
 	  tools/calibrate/calibrate.sh $(BUILD) configs/h200.cfg $(CAL_H200) && echo && \
@@ -106,9 +106,10 @@ calibrate: all
 	  tools/calibrate/calibrate.sh $(BUILD) configs/h100.cfg calibration/h100/concurrent.csv && echo && \
 	  echo "two streams, serialized replay (--serialize):" && \
 	  L2SIM_OPTS=--serialize tools/calibrate/calibrate.sh $(BUILD) configs/h100.cfg calibration/h100/concurrent.csv && \
-	  for w in $(CAL_REAL); do echo && echo "real program $$w, per kernel (calibration/h100/real):" && \
-	    $(BUILD)/l2sim run --config configs/h100.cfg --ncu calibration/h100/real/ncu-$$w.csv \
-	      calibration/h100/real/$$w.l2b.zst | sed -n '/^measured by Nsight Compute/,$$p' || exit 1; done; \
+	  for r in $(CAL_REAL); do g=$${r%/*}; w=$${r#*/}; \
+	    echo && echo "real program $$w, per kernel (calibration/$$g/real, configs/$$g.cfg):" && \
+	    $(BUILD)/l2sim run --config configs/$$g.cfg --ncu calibration/$$g/real/ncu-$$w.csv \
+	      calibration/$$g/real/$$w.l2b.zst | sed -n '/^measured by Nsight Compute/,$$p' || exit 1; done; \
 	} > calibration/report.tmp
 	mv calibration/report.tmp calibration/report.txt
 	cat calibration/report.txt

@@ -12,16 +12,21 @@ Writes, on standard output, a CSV in the form of `ncu --csv --page raw
 --ncu` reads: the kernels' names are the last N of SIM.csv (`l2sim run
 --csv` of the program's capture), the rates are the differenced counts'
 (lts__t_sector_hit_rate.pct = 100 * lookup hits / sectors, as Nsight
-Compute defines it), gpu__time_duration.sum the difference of the ranges'
-durations (the kernel and the gap before it)."""
+Compute defines it).  On standard error, each kernel's DRAM reads beside
+the model's (SIM.csv) and the load hit rate they give, 1 - DRAM read /
+(32 * load sectors): the hit rate hwprobe measures (lookup hits count the
+far partition's lookups and the profiler's traffic too, and differenced
+ranges make them noisy).  gpu__time_duration.sum is "n/a": a range's duration
+runs from the profiler's start to its stop, host time included, so the
+differences are not the kernels' times (seen: -18 to +68 ms)."""
 import csv
 import sys
 
 SUMS = ["lts__t_sectors.sum", "lts__t_sectors_lookup_hit.sum", "lts__t_sectors_op_read.sum",
         "lts__t_sectors_op_read_lookup_hit.sum", "lts__t_sectors_srcunit_tex.sum",
         "lts__t_sectors_srcunit_tex_op_read.sum", "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum",
-        "dram__bytes_read.sum", "dram__bytes_write.sum", "gpu__time_duration.sum"]
-UNITS = {"dram__bytes_read.sum": "byte", "dram__bytes_write.sum": "byte", "gpu__time_duration.sum": "ns"}
+        "dram__bytes_read.sum", "dram__bytes_write.sum"]
+UNITS = {"dram__bytes_read.sum": "byte", "dram__bytes_write.sum": "byte"}
 
 
 def fail(msg):
@@ -39,12 +44,7 @@ def range_totals(path):
     for m in SUMS:
         if m not in col:
             fail("%s: no column %s" % (path, m))
-        unit = rows[1][col[m]]
-        v = float(rows[2][col[m]].replace(",", ""))
-        if m == "gpu__time_duration.sum":
-            v *= {"ns": 1, "nsecond": 1, "us": 1e3, "usecond": 1e3, "ms": 1e6, "msecond": 1e6}.get(unit, None) or fail(
-                "%s: unit %r of %s" % (path, unit, m))
-        out[m] = v
+        out[m] = float(rows[2][col[m]].replace(",", ""))
     return out
 
 
@@ -60,16 +60,34 @@ def main():
     names = names[-n:]
     hdr = ["ID", "Kernel Name", "lts__t_sector_hit_rate.pct", "lts__t_sector_op_read_hit_rate.pct"] + SUMS
     w = csv.writer(sys.stdout, quoting=csv.QUOTE_ALL, lineterminator="\n")
-    w.writerow(hdr)
-    w.writerow(["", "", "%", "%"] + [UNITS.get(m, "sector") for m in SUMS])
+    w.writerow(hdr + ["gpu__time_duration.sum"])
+    w.writerow(["", "", "%", "%"] + [UNITS.get(m, "sector") for m in SUMS] + ["ns"])
+    simk = [r for r in sim if r["scope"] == "all" and r["index"] != "0"][-n:]
+    print("%3s %-40s %12s %10s %10s %9s %9s" % ("#", "kernel", "load sect", "DRAM MB", "sim MB", "load hit%",
+                                                  "sim hit%"), file=sys.stderr)
+    err = []
     prev = {m: 0.0 for m in SUMS}
     for k, (name, tot) in enumerate(zip(names, ranges)):
         d = {m: tot[m] - prev[m] for m in SUMS}
         prev = tot
+        ld, rd, srd = d["lts__t_sectors_srcunit_tex_op_read.sum"], d["dram__bytes_read.sum"], float(
+            simk[k]["dram_read_bytes"])
+        sld = float(simk[k]["read_sectors"])
+        if ld > 0 and sld > 0:
+            hm, hs = 100 * (1 - rd / (32 * ld)), 100 * (1 - srd / (32 * sld))
+            err.append(abs(hs - hm))
+            print("%3d %-40.40s %12.0f %10.2f %10.2f %9.2f %9.2f" % (k + 1, name, ld, rd / 1e6, srd / 1e6, hm, hs),
+                  file=sys.stderr)
+        else:
+            print("%3d %-40.40s %12.0f %10.2f %10.2f %9s %9s" % (k + 1, name, ld, rd / 1e6, srd / 1e6, "-", "-"),
+                  file=sys.stderr)
         rate = lambda hit, all_: "%.4f" % (100 * d[hit] / d[all_]) if d[all_] > 0 else "n/a"
         w.writerow([str(k), name, rate("lts__t_sectors_lookup_hit.sum", "lts__t_sectors.sum"),
                     rate("lts__t_sectors_op_read_lookup_hit.sum", "lts__t_sectors_op_read.sum")] +
-                   ["%.0f" % d[m] for m in SUMS])
+                   ["%.0f" % d[m] for m in SUMS] + ["n/a"])
+    if err:
+        print("mean absolute error of the load hit rate over %d kernels: %.2f points" % (len(err), sum(err) / len(err)),
+              file=sys.stderr)
 
 
 main()

@@ -45,7 +45,7 @@ measure)
     M=lts__t_sectors.sum,lts__t_sectors_lookup_hit.sum,lts__t_sectors_op_read.sum
     M=$M,lts__t_sectors_op_read_lookup_hit.sum,lts__t_sectors_srcunit_tex.sum,lts__t_sectors_srcunit_tex_op_read.sum
     M=$M,lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum,dram__bytes_read.sum,dram__bytes_write.sum
-    M=$M,gpu__time_duration.sum
+    M=$M,gpu__time_duration.sum # kept in the ranges; not a kernel time (perkernel.py)
     files=""
     k=1
     while [ $k -le $n ]; do
@@ -56,7 +56,7 @@ measure)
         k=$((k + 1))
     done
     # shellcheck disable=SC2086
-    python3 tools/validate/perkernel.py "$O/sim-$W.csv" $files >"$O/ncu-$W.csv"
+    python3 tools/validate/perkernel.py "$O/sim-$W.csv" $files >"$O/ncu-$W.csv" 2>"$O/dram-$W.txt"
     echo "perkernel.py exit $?"
     "$B/l2sim" run --config "$CONFIG" --ncu "$O/ncu-$W.csv" "$O/$W.l2b.zst" 2>&1 |
         sed -n '/^measured by Nsight Compute/,$p' >"$O/vs-$W.txt"
