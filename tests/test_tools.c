@@ -2,7 +2,7 @@
  * test_tools.c - the programs in tools/: scengen generates the calibration
  * kernels exactly (record counts, sizes, SMs, policy lines), and the GPU
  * probe builds with nvcc where nvcc exists and skips cleanly (exit 77)
- * where there is no GPU.
+ * where there is no GPU; perkernel.py differences Nsight Compute ranges.
  */
 #include "tests.h"
 
@@ -285,6 +285,65 @@ START_TEST(calibrate_placement_families)
 }
 END_TEST
 
+/* perkernel.py: kernel k's counters are range k's minus range k-1's (the
+ * units row and thousands separators of an ncu export read as such), the
+ * rates are those of the differences, the kernels are the last ones of the
+ * l2sim CSV without its totals row, and l2sim run --ncu reads the result;
+ * an export with two ranges is refused. */
+START_TEST(perkernel_differences)
+{
+    static const char head[] =
+        "==PROF== Connected\n"
+        "\"ID\",\"Range Name\",\"lts__t_sectors.sum\",\"lts__t_sectors_lookup_hit.sum\",\"lts__t_sectors_op_read.sum\","
+        "\"lts__t_sectors_op_read_lookup_hit.sum\",\"lts__t_sectors_srcunit_tex.sum\","
+        "\"lts__t_sectors_srcunit_tex_op_read.sum\",\"lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum\","
+        "\"dram__bytes_read.sum\",\"dram__bytes_write.sum\",\"gpu__time_duration.sum\"\n"
+        "\"\",\"\",\"sector\",\"sector\",\"sector\",\"sector\",\"sector\",\"sector\",\"sector\",\"byte\",\"byte\",\"ns\"\n";
+    char r1[64], r2[64], bad[64], sim[64], ncu[64], cmd[1024], text[2048];
+    snprintf(text, sizeof text, "%s\"0\",\"r\",\"40,000\",\"30,000\",\"40,000\",\"30,000\",\"40,000\",\"40,000\","
+             "\"30,000\",\"320,000\",\"0\",\"5\"\n", head);
+    tests_write_temp(r1, sizeof r1, text);
+    snprintf(text, sizeof text, "%s\"0\",\"r\",\"100,000\",\"45,000\",\"100,000\",\"45,000\",\"100,000\",\"100,000\","
+             "\"45,000\",\"2,240,000\",\"0\",\"9\"\n", head);
+    tests_write_temp(r2, sizeof r2, text);
+    snprintf(text, sizeof text, "%s\"0\",\"r\",\"1\",\"1\",\"1\",\"1\",\"1\",\"1\",\"1\",\"1\",\"1\",\"1\"\n"
+             "\"1\",\"r\",\"1\",\"1\",\"1\",\"1\",\"1\",\"1\",\"1\",\"1\",\"1\",\"1\"\n", head);
+    tests_write_temp(bad, sizeof bad, text);
+    tests_write_temp(sim, sizeof sim, "");
+    tests_write_temp(ncu, sizeof ncu, "");
+    snprintf(cmd, sizeof cmd, "%s run --config configs/h100.cfg --csv traces/update.trace > %s", tests_built("l2sim"),
+             sim);
+    ck_assert_int_eq(tests_sh(cmd, NULL, NULL), 0);
+    char *out, *err;
+    snprintf(cmd, sizeof cmd, "python3 tools/validate/perkernel.py %s %s %s > %s", sim, r1, r2, ncu);
+    ck_assert_int_eq(tests_sh(cmd, NULL, &err), 0);
+    /* update.trace's kernels: update_x, update_y, update_z, update_z */
+    ASSERT_CONTAINS(err, "mean absolute error of the load hit rate over 2 kernels");
+    free(err);
+    snprintf(cmd, sizeof cmd, "cat %s", ncu);
+    ck_assert_int_eq(tests_sh(cmd, &out, NULL), 0);
+    ASSERT_CONTAINS(out, "\"0\",\"update_z\",\"75.0000\",\"75.0000\",\"40000\",\"30000\"");
+    /* second kernel: 60,000 sectors, 15,000 hits; 1,920,000 DRAM bytes */
+    ASSERT_CONTAINS(out, "\"1\",\"update_z\",\"25.0000\",\"25.0000\",\"60000\",\"15000\",\"60000\",\"15000\","
+                         "\"60000\",\"60000\",\"15000\",\"1920000\",\"0\",\"n/a\"");
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s run --config configs/h100.cfg --ncu %s traces/update.trace", tests_built("l2sim"),
+             ncu);
+    ck_assert_int_eq(tests_sh(cmd, &out, NULL), 0);
+    ASSERT_CONTAINS(out, "2 of 4 kernels matched by name and launch order, 0 measured rows unmatched");
+    free(out);
+    snprintf(cmd, sizeof cmd, "python3 tools/validate/perkernel.py %s %s", sim, bad);
+    ck_assert_int_ne(tests_sh(cmd, NULL, &err), 0);
+    ASSERT_CONTAINS(err, "2 rows after the header and units, one range expected");
+    free(err);
+    unlink(r1);
+    unlink(r2);
+    unlink(bad);
+    unlink(sim);
+    unlink(ncu);
+}
+END_TEST
+
 Suite *tools_suite(void)
 {
     Suite *s = suite_create("tools");
@@ -299,6 +358,7 @@ Suite *tools_suite(void)
     tcase_add_test(tc, probe_skips_without_gpu);
     tcase_add_test(tc, sweep_grid);
     tcase_add_test(tc, calibrate_placement_families);
+    tcase_add_test(tc, perkernel_differences);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -5,7 +5,7 @@ whose ranges all start at the same point and end after kernel 1, 2, ...,
 N (tools/validate/perkernel.sh): kernel k's counters are range k's minus
 range k-1's, so every kernel runs as unprofiled, after the kernels before
 it, with no profiler work between them (kernel replay disturbs L2 between
-kernels: README, Real programs on the H100).
+kernels: README, Real programs on the H100 and the H200).
 
 Writes, on standard output, a CSV in the form of `ncu --csv --page raw
 --print-units base` (header, units row, one row per kernel) that `l2sim run
