@@ -2,14 +2,15 @@
 # perkernel.sh capture|measure OUT W - a real program's kernels measured one
 # by one without disturbing L2 between them, on the GPU machine, from the
 # repository root after tools/validate/build-gpu.sh.  W: reuse
-# (tools/validate/torch_reuse.py, 8 steps).  CONFIG: the l2sim
-# configuration (default configs/h100.cfg).
+# (tools/validate/torch_reuse.py, 8 steps, stopped by L2SIM_UPTO) or
+# hotcold (build/hotcold, 6 kernels, `--iters k` runs the first k).
+# CONFIG: the l2sim configuration (default configs/h100.cfg).
 #
 #   capture  OUT/W.l2b.zst (l2trace --merge-lines), OUT/sim-W.csv (l2sim run
 #            --csv of it) and OUT/sim-W.txt (the report): the model's
 #            values, written down before the measurement
 #   measure  for k = 1..N: `ncu --replay-mode app-range` of the program
-#            stopped after step k (L2SIM_UPTO=k) into OUT/range-W-k.csv;
+#            stopped after step k into OUT/range-W-k.csv;
 #            tools/validate/perkernel.py takes the differences into
 #            OUT/ncu-W.csv (the form of an ncu per-kernel export), and
 #            `l2sim run --ncu` sets the kernels beside them (OUT/vs-W.txt)
@@ -17,15 +18,21 @@
 # Each range starts at the same point (torch.cuda.profiler.start() after
 # the set-up) and runs its kernels back to back as unprofiled, so kernel k's
 # counters are range k's minus range k-1's.  Log: OUT/log.txt.
-# shellcheck disable=SC2086,SC2012
+# shellcheck disable=SC2086,SC2012,SC2046
 set -u
 MODE=${1:?usage: perkernel.sh capture|measure OUT W}
 O=${2:?usage: perkernel.sh capture|measure OUT W}
 W=${3:?usage: perkernel.sh capture|measure OUT W}
 B=${BUILD:-build}
 CONFIG=${CONFIG:-configs/h100.cfg}
+# upto K: the command that runs the program's first K steps
 case $W in
-reuse) cmd="python3 tools/validate/torch_reuse.py"; n=8 ;;
+reuse)
+    cmd="python3 tools/validate/torch_reuse.py" filt="" n=8
+    upto() { echo "env L2SIM_UPTO=$1 $cmd"; } ;;
+hotcold)
+    cmd="$B/hotcold --iters 6" filt="--kernel step<" n=6
+    upto() { echo "$B/hotcold --iters $1"; } ;;
 *) echo "perkernel.sh: unknown workload $W" >&2; exit 2 ;;
 esac
 mkdir -p "$O"
@@ -33,7 +40,7 @@ exec >>"$O/log.txt" 2>&1
 echo "== $MODE $W ($cmd), $CONFIG, $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null)"
 case $MODE in
 capture)
-    timeout 300 "$B/l2trace" --merge-lines -o "$O/$W.l2b.zst" -- $cmd
+    timeout 300 "$B/l2trace" $filt --merge-lines -o "$O/$W.l2b.zst" -- $cmd
     echo "l2trace exit $?"
     "$B/l2sim" run --config "$CONFIG" --csv "$O/$W.l2b.zst" >"$O/sim-$W.csv"
     echo "l2sim --csv exit $?"
@@ -49,8 +56,8 @@ measure)
     files=""
     k=1
     while [ $k -le $n ]; do
-        L2SIM_UPTO=$k timeout 300 "$NCU" --replay-mode app-range --csv --page raw --print-units base \
-            --cache-control none --clock-control none --metrics "$M" $cmd >"$O/range-$W-$k.csv" 2>"$O/range-$W-$k.log"
+        timeout 300 "$NCU" --replay-mode app-range --csv --page raw --print-units base \
+            --cache-control none --clock-control none --metrics "$M" $(upto $k) >"$O/range-$W-$k.csv" 2>"$O/range-$W-$k.log"
         echo "ncu up to step $k: exit $?"
         files="$files $O/range-$W-$k.csv"
         k=$((k + 1))
