@@ -51,28 +51,26 @@ def range_totals(path):
 def main():
     if len(sys.argv) < 3:
         fail("usage: perkernel.py SIM.csv RANGE-1.csv ... RANGE-N.csv")
-    sim = list(csv.DictReader(open(sys.argv[1])))
-    names = [r["kernel"] for r in sim if r["scope"] == "all" and r["index"] != "0"]  # 0: the totals
+    sim = [r for r in csv.DictReader(open(sys.argv[1])) if r["scope"] == "all" and r["index"] != "0"]  # 0: totals
     ranges = [range_totals(p) for p in sys.argv[2:]]
     n = len(ranges)
-    if len(names) < n:
-        fail("%s: %d kernels, %d ranges" % (sys.argv[1], len(names), n))
-    names = names[-n:]
+    if len(sim) < n:
+        fail("%s: %d kernels, %d ranges" % (sys.argv[1], len(sim), n))
+    sim = sim[-n:]
     hdr = ["ID", "Kernel Name", "lts__t_sector_hit_rate.pct", "lts__t_sector_op_read_hit_rate.pct"] + SUMS
     w = csv.writer(sys.stdout, quoting=csv.QUOTE_ALL, lineterminator="\n")
     w.writerow(hdr + ["gpu__time_duration.sum"])
     w.writerow(["", "", "%", "%"] + [UNITS.get(m, "sector") for m in SUMS] + ["ns"])
-    simk = [r for r in sim if r["scope"] == "all" and r["index"] != "0"][-n:]
     print("%3s %-40s %12s %10s %10s %9s %9s" % ("#", "kernel", "load sect", "DRAM MB", "sim MB", "load hit%",
                                                   "sim hit%"), file=sys.stderr)
     err = []
     prev = {m: 0.0 for m in SUMS}
-    for k, (name, tot) in enumerate(zip(names, ranges)):
+    for k, (sk, tot) in enumerate(zip(sim, ranges)):
+        name = sk["kernel"]
         d = {m: tot[m] - prev[m] for m in SUMS}
         prev = tot
-        ld, rd, srd = d["lts__t_sectors_srcunit_tex_op_read.sum"], d["dram__bytes_read.sum"], float(
-            simk[k]["dram_read_bytes"])
-        sld = float(simk[k]["read_sectors"])
+        ld, rd = d["lts__t_sectors_srcunit_tex_op_read.sum"], d["dram__bytes_read.sum"]
+        srd, sld = float(sk["dram_read_bytes"]), float(sk["read_sectors"])
         if ld > 0 and sld > 0:
             hm, hs = 100 * (1 - rd / (32 * ld)), 100 * (1 - srd / (32 * sld))
             err.append(abs(hs - hm))

@@ -15,8 +15,8 @@
 #            OUT/ncu-W.csv (the form of an ncu per-kernel export), and
 #            `l2sim run --ncu` sets the kernels beside them (OUT/vs-W.txt)
 #
-# Each range starts at the same point (torch.cuda.profiler.start() after
-# the set-up) and runs its kernels back to back as unprofiled, so kernel k's
+# Each range starts at the same point (the program's profiler start, after
+# its set-up) and runs its kernels back to back as unprofiled, so kernel k's
 # counters are range k's minus range k-1's.  Log: OUT/log.txt.
 # shellcheck disable=SC2086,SC2012,SC2046
 set -u
@@ -62,7 +62,6 @@ measure)
         files="$files $O/range-$W-$k.csv"
         k=$((k + 1))
     done
-    # shellcheck disable=SC2086
     python3 tools/validate/perkernel.py "$O/sim-$W.csv" $files >"$O/ncu-$W.csv" 2>"$O/dram-$W.txt"
     echo "perkernel.py exit $?"
     "$B/l2sim" run --config "$CONFIG" --ncu "$O/ncu-$W.csv" "$O/$W.l2b.zst" 2>&1 |

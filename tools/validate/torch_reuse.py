@@ -12,9 +12,8 @@ footprints below, at and beyond the L2's capacity, one kernel per step:
 
 The set-up writes every input with torch.randn (its kernels have other
 names than the steps').  With L2SIM_UPTO=K the program stops the profiler
-after step K and ends: `ncu --replay-mode app-range --profile-from-start
-off` then measures steps 1..K together (tools/validate/perkernel.sh takes
-the differences).  Without it, all eight steps run."""
+after step K and ends: `ncu --replay-mode app-range` then measures steps
+1..K together (tools/validate/perkernel.sh takes the differences).  Without it, all eight steps run."""
 import os
 
 import torch
