@@ -357,6 +357,13 @@ static inline int l2_blk_find(const struct l2_geom g, const unsigned char *b, ui
     return -1;
 }
 
+/* The line in way w of block b (an occupied way). */
+static inline uint64_t l2_blk_tag(const struct l2_geom g, const unsigned char *b, unsigned w)
+{
+    const uint32_t *lo = (const uint32_t *)(const void *)b, *hi = (const uint32_t *)(const void *)(b + g.off_hi);
+    return (uint64_t)hi[w] << 32 | lo[w];
+}
+
 /* Makes a way its set's most recently used. */
 static inline void l2_blk_touch(const struct l2_geom g, unsigned char *b, unsigned w)
 {

@@ -58,28 +58,54 @@ L2_PATH_FN void l2_path_hit_line(const struct l2_cache *c, const struct l2_geom 
         l2_cache_last_in(c, l2_blk_set(c, g, b), w, 0);
 }
 
+/* The bytes written back to DRAM for way w of block b of cache c: its
+ * dirty sectors, 0 when it has none or when it is a copy (with
+ * written_reprieve, a copy's dirty sectors are those a store wrote into
+ * it; its home line writes them back). */
+L2_PATH_FN uint32_t l2_path_writeback(const struct l2 *l, const struct l2_cache *c, const struct l2_geom g,
+                                      const unsigned char *b, unsigned w)
+{
+    const uint8_t d = b[g.off_dirty + w];
+    if (!d || (l->cfg.written_reprieve && l2_home(l, l2_blk_tag(g, b, w)) != (unsigned)(c - l->part)))
+        return 0;
+    return (uint32_t)l2_popcount8(d) << l->sector_shift;
+}
+
 /* Chooses a victim in `set` of `c` (block b) for a fill (sfirst: an
  * evict_first store's, see l2_blk_victim), writes back its dirty sectors,
- * installs `tag`; returns its way. */
+ * installs `tag`; returns its way.  With written_reprieve a victim that
+ * holds written data is written back and stays, as its set's most recent
+ * line, clean, and the fill takes the next victim (measured: a working set
+ * read after stores keeps less than after loads, the stored lines
+ * outlast it, and a third read finds it whole: rows B01-B15). */
 L2_PATH_FN unsigned l2_path_fill_line(struct l2 *l, const struct l2_cache *c, const struct l2_geom g, uint32_t set,
                                       unsigned char *b, uint64_t tag, enum l2_class cls, int sfirst,
                                       struct l2_outcome *out)
 {
     unsigned w = l2_blk_victim(c, g, set, b, cls, sfirst, tag);
-    out->dram_wr += (uint32_t)l2_popcount8(*l2_blk_dirty(g, b, w)) << l->sector_shift; /* 0 when empty */
+    if (l->cfg.written_reprieve)
+        for (unsigned k = 0; k < g.ways && *l2_blk_dirty(g, b, w); k++) { /* an empty way is clean */
+            out->dram_wr += l2_path_writeback(l, c, g, b, w);
+            *l2_blk_dirty(g, b, w) = 0;
+            l2_blk_touch(g, b, w);
+            w = l2_blk_victim(c, g, set, b, cls, sfirst, tag);
+        }
+    out->dram_wr += l2_path_writeback(l, c, g, b, w);
     l2_blk_install(c, g, b, w, tag, cls);
     return w;
 }
 
 /* The copy of `line` in a partition other than its home (cache nc, block
- * nb, way w; w < 0: absent, filled with class cls) gets sectors `bits`. */
-L2_PATH_FN void l2_path_copy(struct l2 *l, const struct l2_cache *nc, const struct l2_geom g, uint32_t set,
-                             unsigned char *nb, int w, uint64_t line, enum l2_class cls, uint8_t bits,
-                             struct l2_outcome *out)
+ * nb, way w; w < 0: absent, filled with class cls) gets sectors `bits`;
+ * returns its way. */
+L2_PATH_FN unsigned l2_path_copy(struct l2 *l, const struct l2_cache *nc, const struct l2_geom g, uint32_t set,
+                                 unsigned char *nb, int w, uint64_t line, enum l2_class cls, uint8_t bits,
+                                 struct l2_outcome *out)
 {
     if (w < 0)
         w = (int)l2_path_fill_line(l, nc, g, set, nb, line, cls, 0, out);
     *l2_blk_valid(g, nb, (unsigned)w) |= bits;
+    return (unsigned)w;
 }
 
 /* Load or prefetch served by the home partition (c, block b): returns the
@@ -204,7 +230,9 @@ L2_PATH_FN void l2_path_access(struct l2 *l, const struct l2_geom g, enum l2_op 
                 out->near_hit = *l2_blk_valid(g, nb, (unsigned)cw) & mask;
                 l2_path_hit_line(nc, g, nb, (unsigned)cw, prio, 1, 1);
             }
-            l2_path_copy(l, nc, g, set, nb, cw, line, CLS_NORMAL, mask, out);
+            cw = (int)l2_path_copy(l, nc, g, set, nb, cw, line, CLS_NORMAL, mask, out);
+            if (l->cfg.written_reprieve) /* the copy holds written data (never written back) */
+                *l2_blk_dirty(g, nb, (unsigned)cw) |= mask;
         }
         for (unsigned p = 0; p < l->nparts; p++) {
             if (p == home || (copy && p == near))

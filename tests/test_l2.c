@@ -820,6 +820,55 @@ START_TEST(far_part_refresh_home)
 }
 END_TEST
 
+/* written_reprieve: a fill whose least recently used line holds written
+ * data writes it back, keeps it as the set's most recent line and takes
+ * the next line; without it the written line goes.  A copy a store wrote
+ * gets the reprieve too but writes nothing back (its home line does). */
+START_TEST(written_reprieve_keeps_written)
+{
+    for (int on = 0; on <= 1; on++) {
+        struct l2 l;
+        const char *extra[] = {on ? "written_reprieve=1" : "written_reprieve=0", NULL};
+        tiny(&l, 1, extra);
+        uint64_t v[6];
+        lines_in_set(&l, 0, -1, 6, v);
+        acc(&l, OP_WRITE, PRIO_EVICT_UNCHANGED, v[0], 0xf, 0); /* the oldest, written */
+        for (int i = 1; i < 4; i++)
+            acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[i], 0xf, 0);
+        struct l2_outcome o = acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[4], 0xf, 0);
+        ck_assert_uint_eq(o.dram_wr, 128); /* v[0] written back either way */
+        ck_assert_int_eq(slot_of(&l, 0, v[0]) >= 0, on);
+        ck_assert_int_eq(slot_of(&l, 0, v[1]) >= 0, !on);
+        if (on) { /* clean now: the next fill that reaches it evicts it */
+            ck_assert_uint_eq(*l2_cache_dirty(&l.part[0], resident(&l, 0, v[0])), 0);
+            o = acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[5], 0xf, 0); /* takes v[2] */
+            ck_assert_uint_eq(o.dram_wr, 0);
+            ck_assert_int_ge(slot_of(&l, 0, v[0]), 0);
+            ck_assert_int_lt(slot_of(&l, 0, v[2]), 0);
+        }
+        l2_free(&l);
+    }
+    /* two partitions: a store from the far side (sm 0, near 0; home 1)
+     * leaves a copy in 0 marked written; evicting it writes nothing */
+    struct l2 l;
+    const char *extra[] = {"written_reprieve=1", NULL};
+    tiny(&l, 2, extra);
+    uint64_t h1[1], h0[5];
+    lines_in_set(&l, 0, 1, 1, h1);
+    lines_in_set(&l, 0, 0, 5, h0);
+    acc(&l, OP_WRITE, PRIO_EVICT_UNCHANGED, h1[0], 0x3, 0);
+    ck_assert_uint_eq(*l2_cache_dirty(&l.part[0], resident(&l, 0, h1[0])), 0x3);
+    for (int i = 0; i < 3; i++)
+        acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, h0[i], 0xf, 0);
+    struct l2_outcome o = acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, h0[3], 0xf, 0); /* reprieves the copy */
+    ck_assert_uint_eq(o.dram_wr, 0);
+    ck_assert_int_ge(slot_of(&l, 0, h1[0]), 0);
+    ck_assert_int_lt(slot_of(&l, 0, h0[0]), 0);
+    ck_assert_uint_eq(*l2_cache_dirty(&l.part[1], resident(&l, 1, h1[0])), 0x3); /* home still dirty */
+    l2_free(&l);
+}
+END_TEST
+
 START_TEST(store_drops_far_copy)
 {
     struct l2 l;
@@ -960,6 +1009,7 @@ Suite *l2_suite(void)
     tcase_add_test(tc, near_hit_refreshes_home);
     tcase_add_test(tc, near_sector_miss_refreshes_copy);
     tcase_add_test(tc, far_part_refresh_home);
+    tcase_add_test(tc, written_reprieve_keeps_written);
     tcase_add_test(tc, store_drops_far_copy);
     tcase_add_test(tc, far_store_copies_near);
     tcase_add_test(tc, granules_fill_and_move);
