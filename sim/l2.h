@@ -15,7 +15,7 @@
  *    looked up in the home partition; sectors the home partition lacks are
  *    read from DRAM and filled at home.  With far_copy = 1, a load whose
  *    near partition is not the home leaves the line's sectors in the near
- *    partition too (a copy: never dirty, class evict_first for
+ *    partition too (a copy: never written back, class evict_first for
  *    evict_first loads and normal otherwise).  A near hit also refreshes
  *    the home line (recency, and class as a hit at home would set it).
  *    A request the near partition sends home refreshes the home line too,
@@ -24,11 +24,14 @@
  *  - Stores: write-allocate at sector granularity in the home partition
  *    (no DRAM read; sectors become valid and dirty).  With store_copy = 1,
  *    a store whose near partition is not the home also writes the
- *    sectors into a copy there (never dirty, class normal), unless it is
+ *    sectors into a copy there (class normal), unless it is
  *    evict_first or no_allocate; copies in other partitions are dropped.
  *    no_allocate stores that miss write through to DRAM.  An evict_first
  *    store acts as a normal one at home (measured: written lines are not
- *    evicted first).
+ *    evicted first).  With written_reprieve = 1 the copy is marked written
+ *    (its dirty mask, never written back), and a fill whose victim holds
+ *    written data writes it back (a home line) and keeps it, clean, as its
+ *    set's most recent line, taking the next victim (l2_path_fill_line).
  *  - Prefetch fills the home partition only.  applypriority (demote
  *    evict_last to normal) and discard (drop without write-back) act where
  *    the request goes: the issuing SM's near partition and the home
