@@ -58,17 +58,36 @@ L2_PATH_FN void l2_path_hit_line(const struct l2_cache *c, const struct l2_geom 
         l2_cache_last_in(c, l2_blk_set(c, g, b), w, 0);
 }
 
-/* The bytes written back to DRAM for way w of block b of cache c: its
- * dirty sectors, 0 when it has none or when it is a copy (with
- * written_reprieve, a copy's dirty sectors are those a store wrote into
- * it; its home line writes them back). */
-L2_PATH_FN uint32_t l2_path_writeback(const struct l2 *l, const struct l2_cache *c, const struct l2_geom g,
-                                      const unsigned char *b, unsigned w)
+/* The bytes written back to DRAM for way w of block b of cache c, which
+ * holds written data, with written_reprieve: its dirty sectors, but none
+ * for a copy (a copy's dirty sectors are those a store wrote into it; its
+ * home line writes them back). */
+static uint32_t l2_path_reprieve_writeback(const struct l2 *l, const struct l2_cache *c, const struct l2_geom g,
+                                           const unsigned char *b, unsigned w)
 {
-    const uint8_t d = b[g.off_dirty + w];
-    if (!d || (l->cfg.written_reprieve && l2_home(l, l2_blk_tag(g, b, w)) != (unsigned)(c - l->part)))
+    if (l2_home(l, l2_blk_tag(g, b, w)) != (unsigned)(c - l->part))
         return 0;
-    return (uint32_t)l2_popcount8(d) << l->sector_shift;
+    return (uint32_t)l2_popcount8(b[g.off_dirty + w]) << l->sector_shift;
+}
+
+/* written_reprieve: victim w holds written data; it is written back and
+ * stays, as its set's most recent line, clean, and the fill takes the
+ * next victim, until one is clean (or every way was tried).  Returns the
+ * victim, whose write-back is counted. */
+static __attribute__((noinline)) unsigned l2_path_reprieve(const struct l2 *l, const struct l2_cache *c,
+                                                            const struct l2_geom g, uint32_t set, unsigned char *b,
+                                                            uint64_t tag, enum l2_class cls, int sfirst, unsigned w,
+                                                            struct l2_outcome *out)
+{
+    for (unsigned k = 0; k < g.ways && b[g.off_dirty + w]; k++) {
+        out->dram_wr += l2_path_reprieve_writeback(l, c, g, b, w);
+        b[g.off_dirty + w] = 0;
+        l2_blk_touch(g, b, w);
+        w = l2_blk_victim(c, g, set, b, cls, sfirst, tag);
+    }
+    if (b[g.off_dirty + w])
+        out->dram_wr += l2_path_reprieve_writeback(l, c, g, b, w);
+    return w;
 }
 
 /* Chooses a victim in `set` of `c` (block b) for a fill (sfirst: an
@@ -77,20 +96,16 @@ L2_PATH_FN uint32_t l2_path_writeback(const struct l2 *l, const struct l2_cache 
  * holds written data is written back and stays, as its set's most recent
  * line, clean, and the fill takes the next victim (measured: a working set
  * read after stores keeps less than after loads, the stored lines
- * outlast it, and a third read finds it whole: rows B01-B15). */
+ * outlast it, and a third read finds it whole: rows B01-B23). */
 L2_PATH_FN unsigned l2_path_fill_line(struct l2 *l, const struct l2_cache *c, const struct l2_geom g, uint32_t set,
                                       unsigned char *b, uint64_t tag, enum l2_class cls, int sfirst,
                                       struct l2_outcome *out)
 {
     unsigned w = l2_blk_victim(c, g, set, b, cls, sfirst, tag);
-    if (l->cfg.written_reprieve)
-        for (unsigned k = 0; k < g.ways && *l2_blk_dirty(g, b, w); k++) { /* an empty way is clean */
-            out->dram_wr += l2_path_writeback(l, c, g, b, w);
-            *l2_blk_dirty(g, b, w) = 0;
-            l2_blk_touch(g, b, w);
-            w = l2_blk_victim(c, g, set, b, cls, sfirst, tag);
-        }
-    out->dram_wr += l2_path_writeback(l, c, g, b, w);
+    if (l->cfg.written_reprieve && *l2_blk_dirty(g, b, w))
+        w = l2_path_reprieve(l, c, g, set, b, tag, cls, sfirst, w, out);
+    else
+        out->dram_wr += (uint32_t)l2_popcount8(*l2_blk_dirty(g, b, w)) << l->sector_shift; /* 0 when empty */
     l2_blk_install(c, g, b, w, tag, cls);
     return w;
 }
