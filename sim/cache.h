@@ -545,8 +545,7 @@ static inline uint64_t l2_cache_tag(const struct l2_cache *c, uint64_t slot)
     unsigned w = l2_slot_way(slot);
     if (!((l2_set_meta_g(c, c->g, slot)->occ >> w) & 1))
         return L2_TAG_NONE;
-    const uint32_t *lo = (const uint32_t *)(const void *)b, *hi = (const uint32_t *)(const void *)(b + c->g.off_hi);
-    return (uint64_t)hi[w] << 32 | lo[w];
+    return l2_blk_tag(c->g, b, w);
 }
 
 /* Slot holding line `tag` in `set`, or -1. */

@@ -58,16 +58,20 @@ L2_PATH_FN void l2_path_hit_line(const struct l2_cache *c, const struct l2_geom 
         l2_cache_last_in(c, l2_blk_set(c, g, b), w, 0);
 }
 
+/* The bytes of way w's dirty sectors (0 when it is clean or empty). */
+L2_PATH_FN uint32_t l2_path_dirty_bytes(const struct l2 *l, const struct l2_geom g, unsigned char *b, unsigned w)
+{
+    return (uint32_t)l2_popcount8(*l2_blk_dirty(g, b, w)) << l->sector_shift;
+}
+
 /* The bytes written back to DRAM for way w of block b of cache c, which
  * holds written data, with written_reprieve: its dirty sectors, but none
  * for a copy (a copy's dirty sectors are those a store wrote into it; its
  * home line writes them back). */
 static uint32_t l2_path_reprieve_writeback(const struct l2 *l, const struct l2_cache *c, const struct l2_geom g,
-                                           const unsigned char *b, unsigned w)
+                                           unsigned char *b, unsigned w)
 {
-    if (l2_home(l, l2_blk_tag(g, b, w)) != (unsigned)(c - l->part))
-        return 0;
-    return (uint32_t)l2_popcount8(b[g.off_dirty + w]) << l->sector_shift;
+    return l2_home(l, l2_blk_tag(g, b, w)) == (unsigned)(c - l->part) ? l2_path_dirty_bytes(l, g, b, w) : 0;
 }
 
 /* written_reprieve: victim w holds written data; it is written back and
@@ -105,7 +109,7 @@ L2_PATH_FN unsigned l2_path_fill_line(struct l2 *l, const struct l2_cache *c, co
     if (l->cfg.written_reprieve && *l2_blk_dirty(g, b, w))
         w = l2_path_reprieve(l, c, g, set, b, tag, cls, sfirst, w, out);
     else
-        out->dram_wr += (uint32_t)l2_popcount8(*l2_blk_dirty(g, b, w)) << l->sector_shift; /* 0 when empty */
+        out->dram_wr += l2_path_dirty_bytes(l, g, b, w);
     l2_blk_install(c, g, b, w, tag, cls);
     return w;
 }
