@@ -71,14 +71,12 @@ def main():
         prev = tot
         ld, rd = d["lts__t_sectors_srcunit_tex_op_read.sum"], d["dram__bytes_read.sum"]
         srd, sld = float(sk["dram_read_bytes"]), float(sk["read_sectors"])
+        hits = "%9s %9s" % ("-", "-")
         if ld > 0 and sld > 0:
             hm, hs = 100 * (1 - rd / (32 * ld)), 100 * (1 - srd / (32 * sld))
             err.append(abs(hs - hm))
-            print("%3d %-40.40s %12.0f %10.2f %10.2f %9.2f %9.2f" % (k + 1, name, ld, rd / 1e6, srd / 1e6, hm, hs),
-                  file=sys.stderr)
-        else:
-            print("%3d %-40.40s %12.0f %10.2f %10.2f %9s %9s" % (k + 1, name, ld, rd / 1e6, srd / 1e6, "-", "-"),
-                  file=sys.stderr)
+            hits = "%9.2f %9.2f" % (hm, hs)
+        print("%3d %-40.40s %12.0f %10.2f %10.2f %s" % (k + 1, name, ld, rd / 1e6, srd / 1e6, hits), file=sys.stderr)
         rate = lambda hit, all_: "%.4f" % (100 * d[hit] / d[all_]) if d[all_] > 0 else "n/a"
         w.writerow([str(k), name, rate("lts__t_sectors_lookup_hit.sum", "lts__t_sectors.sum"),
                     rate("lts__t_sectors_op_read_lookup_hit.sum", "lts__t_sectors_op_read.sum")] +
