@@ -315,7 +315,7 @@ L2_PATH_FN int sim_access_g(struct l2_sim *s, const struct l2_geom g, const int 
         count(&acc, op, sectors, &o, hits, miss, lmiss, merged);
         count(&k->prio[prio], op, sectors, &o, hits, miss, lmiss, merged);
     }
-    l2_timing_done(&s->tm, &k->time, &ta, &ts);
+    l2_timing_done(&s->tm, &k->time, &ta, &ts, acc.sectors);
     /* the kernel's and the tag's counters take the access's sum once */
     l2_counters_add(&k->total, &acc);
     l2_counters_add(ct, &acc);

@@ -91,11 +91,14 @@ int l2_timing_init(struct l2_timing *t, const struct l2_config *cfg, l2_err *e)
         l2_timing_free(t);
         return l2_fail(e, "out of memory");
     }
-    /* a set's slice in its partition, and its DRAM channel */
+    /* a set's slice in its partition, and its DRAM channel (kept rather
+     * than computed per line) */
     for (uint32_t p = 0; p < t->nparts; p++)
         for (uint32_t set = 0; set < t->sets; set++) {
-            t->pend[(uint64_t)p * t->sets + set].slot = set % t->spp;
-            t->pend[(uint64_t)p * t->sets + set].ch = (set * t->nparts + p) % t->nch;
+            struct l2_pending *pe = &t->pend[(uint64_t)p * t->sets + set];
+            pe->slot = (uint16_t)(set % t->spp);
+            pe->hs = p * t->spp + pe->slot;
+            pe->ch = (uint16_t)((set * t->nparts + p) % t->nch);
         }
     return 0;
 }
@@ -265,7 +268,7 @@ unsigned l2_timing_line(struct l2_timing *t, struct l2_ktime *kt, const struct l
     const unsigned ss = t->sector_shift;
     const int cross = near != home;
     const uint32_t slot = pe->slot;
-    const uint32_t hs = home * t->spp + slot;
+    const uint32_t hs = pe->hs; /* home * t->spp + slot */
     const uint32_t ch = pe->ch;
     struct l2_tbucket *b = a->b;
     /* write-backs travel in DRAM granules */
@@ -339,11 +342,10 @@ unsigned l2_timing_line(struct l2_timing *t, struct l2_ktime *kt, const struct l
         ts->slice += one;
         lat = t->lat[cross ? L2_SC_FAR : L2_SC_NEAR];
     }
-    /* the issuer's port and slots, like the bucket's work, are filed by l2_timing_done */
-    if (op != OP_APPLY && op != OP_DISCARD)
-        ts->port += bytes;
-    if (!a->cycle) /* slots limit the issue of accesses without @CYCLE only */
-        ts->slot += lat;
+    /* the issuer's port and slots, like the bucket's work, are filed by
+     * l2_timing_done; the slots only for accesses without @CYCLE, and the
+     * port's bytes come from the caller's count of sectors */
+    ts->slot += lat;
     ts->lines++;
     if (lat > ts->max_lat)
         ts->max_lat = lat;

@@ -180,8 +180,9 @@ struct l2_pending {
     uint64_t line;
     uint64_t at;   /* issue: cycle (@CYCLE) or line position */
     uint64_t key;  /* (1 + the kernel's index) << 1 | 1 when `at` is a cycle; 0: none */
-    uint32_t slot; /* the set's slice within a partition */
-    uint32_t ch;   /* the DRAM channel of the partition's set */
+    uint32_t hs;   /* the set's slice in this partition (its index among all slices) */
+    uint16_t slot; /* the set's slice within a partition (l2_slices <= 4096) */
+    uint16_t ch;   /* the DRAM channel of the partition's set (dram_channels <= 4096) */
 };
 
 /* The per-line half of the model: geometry and the last fills; what
@@ -239,7 +240,7 @@ int l2_timing_access(struct l2_timing *t, struct l2_ktime *kt, int sm, unsigned 
 /* Sums of an access's lines that go to its bucket and its issuer's
  * servers once (l2_timing_done); zeroed by the caller. */
 struct l2_tsum {
-    uint64_t slice, xbar, dram, mshr, port, slot;
+    uint64_t slice, xbar, dram, mshr, slot;
     uint32_t lines, max_lat;
 };
 
@@ -250,19 +251,24 @@ unsigned l2_timing_line(struct l2_timing *t, struct l2_ktime *kt, const struct l
                         enum l2_op op, enum l2_prio prio, uint64_t line, unsigned home, unsigned near,
                         struct l2_pending *pe, uint8_t mask, const struct l2_outcome *o);
 
-/* Files the sums of the access's lines (after its last l2_timing_line). */
+/* Files the sums of the access's lines (after its last l2_timing_line);
+ * `sectors`: the sectors of its lines other than applypriority's and
+ * discard's, which pass the issuer's port (the caller counts them
+ * anyway, so the lines need not sum them again). */
 static inline void l2_timing_done(const struct l2_timing *t, struct l2_ktime *kt, const struct l2_tacc *a,
-                                  const struct l2_tsum *ts)
+                                  const struct l2_tsum *ts, uint64_t sectors)
 {
     struct l2_tbucket *b = a->b;
+    const uint64_t port = sectors << t->sector_shift;
+    const uint64_t slot = a->cycle ? 0 : ts->slot; /* slots limit the issue of accesses without @CYCLE only */
     b->work[RES_SLICE] += ts->slice;
     b->work[RES_XBAR] += ts->xbar;
     b->work[RES_DRAM] += ts->dram;
     b->work[RES_MSHR] += ts->mshr;
-    b->work[RES_PORT] += ts->port;
-    b->work[RES_SLOT] += ts->slot;
-    kt->serv[t->off[RES_PORT] + a->sm] += ts->port;
-    kt->serv[t->off[RES_SLOT] + a->sm] += ts->slot;
+    b->work[RES_PORT] += port;
+    b->work[RES_SLOT] += slot;
+    kt->serv[t->off[RES_PORT] + a->sm] += port;
+    kt->serv[t->off[RES_SLOT] + a->sm] += slot;
     b->lines += ts->lines;
     if (ts->max_lat > b->max_lat)
         b->max_lat = ts->max_lat;
