@@ -7,6 +7,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Gives every set's ways the ranks 0..ways-1 (its recency order, cache.h). */
+static void init_ranks(struct l2_cache *c)
+{
+    for (uint32_t s = 0; s < c->sets; s++) {
+        uint8_t *r = l2_set_base_g(c, c->g, s) + c->g.off_rank;
+        for (uint32_t w = 0; w < c->g.ways; w++)
+            r[w] = (uint8_t)w; /* padding ranks stay 0: never above a way's */
+    }
+}
+
 int l2_cache_init(struct l2_cache *c, uint32_t sets, uint32_t ways, l2_err *e)
 {
     memset(c, 0, sizeof *c);
@@ -20,7 +30,7 @@ int l2_cache_init(struct l2_cache *c, uint32_t sets, uint32_t ways, l2_err *e)
         return l2_fail(e, "out of memory for a %u x %u tag array", sets, ways);
     }
     c->fifo = 1;
-    l2_cache_clear(c);
+    init_ranks(c); /* l2_alloc_table zeroed the rest: the cache is empty */
     return l2_cache_group(c, 0, 0, e);
 }
 
@@ -42,11 +52,7 @@ void l2_cache_clear(struct l2_cache *c)
         memset(c->q, 0, l2_cache_groups(c) * sizeof *c->q);
     if (c->cq)
         memset(c->cq, 0, l2_cache_groups_of(c, c->cshift) * sizeof *c->cq);
-    for (uint32_t s = 0; s < c->sets; s++) {
-        uint8_t *r = l2_set_base_g(c, c->g, s) + c->g.off_rank;
-        for (uint32_t w = 0; w < c->g.ways; w++)
-            r[w] = (uint8_t)w; /* padding ranks stay 0: never above a way's */
-    }
+    init_ranks(c);
 }
 
 void l2_cache_demote_all(struct l2_cache *c)

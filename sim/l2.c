@@ -78,7 +78,8 @@ int l2_init(struct l2 *l, const struct l2_config *cfg, l2_err *e)
         l->dram_bytes[m] = (uint16_t)bytes;
         l->fill_mask[m] = (uint8_t)(fill & l->full);
     }
-    l2_clear(l);
+    /* l2_clear less the clearing: l2_cache_init left every partition empty */
+    l2_set_setaside(l, l->cfg.setaside, NULL);
     return 0;
 }
 
