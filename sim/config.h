@@ -54,9 +54,10 @@ enum l2_smmap { L2_SMMAP_LIST(L2_X_ENUM) L2_NSMMAP };
     X(store_copy, CFG_UINT, 0, 1, 1, NULL,                                                      \
       "1: a store from an SM whose near partition is not the line's home writes a copy there "  \
       "too (not an evict_first or no_allocate store)")                                          \
-    X(written_reprieve, CFG_UINT, 0, 1, 0, NULL,                                                \
-      "1: a fill whose victim holds written data (a dirty line, or a copy a store wrote) writes " \
-      "it back, makes it its set's most recent line, clean, and takes the next victim")         \
+    X(written_reprieve_pct, CFG_UINT, 0, 100, 0, NULL,                                          \
+      "percent of the lines holding written data (a dirty line, or a copy a store wrote; chosen " \
+      "by a hash of the line) that, met as a fill's victim, are written back and kept as their " \
+      "set's most recent line, clean, the fill taking the next victim; the others go")          \
     X(set_hash, CFG_ENUM, 0, 0, SETHASH_MIX, &sethash_enum,                                  \
       "set index: mix (a hash of each line) or stripe (consecutive lines in consecutive sets within "             \
       "hash_chunk runs); the home partition is home_hash's")                                                \

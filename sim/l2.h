@@ -28,10 +28,12 @@
  *    evict_first or no_allocate; copies in other partitions are dropped.
  *    no_allocate stores that miss write through to DRAM.  An evict_first
  *    store acts as a normal one at home (measured: written lines are not
- *    evicted first).  With written_reprieve = 1 the copy is marked written
- *    (its dirty mask, never written back), and a fill whose victim holds
- *    written data writes it back (a home line) and keeps it, clean, as its
- *    set's most recent line, taking the next victim (l2_path_fill_line).
+ *    evicted first).  With written_reprieve_pct > 0 the copy is marked
+ *    written (its dirty mask, never written back), and a fill whose victim
+ *    holds written data and is one of the written_reprieve_pct percent of
+ *    lines that a hash picks (l2_reprieved) writes it back (a home line)
+ *    and keeps it, clean, as its set's most recent line, taking the next
+ *    victim (l2_path_fill_line).
  *  - Prefetch fills the home partition only.  applypriority (demote
  *    evict_last to normal) and discard (drop without write-back) act where
  *    the request goes: the issuing SM's near partition and the home
@@ -78,6 +80,7 @@ struct l2 {
     uint16_t dram_bytes[256]; /* DRAM read bytes by missing-sector mask */
     uint8_t fill_mask[256];   /* sectors a read of a missing-sector mask fills: its dram_atom granules */
     uint8_t full;             /* the mask of all sectors of a line */
+    uint64_t reprieve_cut;    /* l2_reprieved: written_reprieve_pct percent of 2^32 */
 };
 
 int l2_init(struct l2 *l, const struct l2_config *cfg, l2_err *e);
@@ -109,6 +112,15 @@ void l2_homes(const struct l2 *l, uint64_t first, unsigned n, unsigned *home);
 static inline unsigned l2_home_mixed(const struct l2 *l, uint64_t line)
 {
     return (unsigned)(((l2_mix64(line ^ l->seed) & 0xffffffffu) * l->nparts) >> 32);
+}
+
+/* Whether a line holding written data is one of the written_reprieve_pct
+ * percent that get a reprieve as a fill's victim (l2_path_fill_line): a
+ * hash of the line, salted apart from the home's and the set's, so that
+ * which lines they are does not follow where they live. */
+static inline int l2_reprieved(const struct l2 *l, uint64_t line)
+{
+    return (l2_mix64(line ^ l->seed ^ 0x2545f4914f6cdd1dULL) >> 32) < l->reprieve_cut;
 }
 
 /* Home partition of a line (home_hash): mix, a hash of the line; balanced,

@@ -65,7 +65,7 @@ L2_PATH_FN uint32_t l2_path_dirty_bytes(const struct l2 *l, const struct l2_geom
 }
 
 /* The bytes written back to DRAM for way w of block b of cache c, which
- * holds written data, with written_reprieve: its dirty sectors, but none
+ * holds written data, with written_reprieve_pct: its dirty sectors, but none
  * for a copy (a copy's dirty sectors are those a store wrote into it; its
  * home line writes them back). */
 static uint32_t l2_path_reprieve_writeback(const struct l2 *l, const struct l2_cache *c, const struct l2_geom g,
@@ -74,16 +74,17 @@ static uint32_t l2_path_reprieve_writeback(const struct l2 *l, const struct l2_c
     return l2_home(l, l2_blk_tag(g, b, w)) == (unsigned)(c - l->part) ? l2_path_dirty_bytes(l, g, b, w) : 0;
 }
 
-/* written_reprieve: victim w holds written data; it is written back and
- * stays, as its set's most recent line, clean, and the fill takes the
- * next victim, until one is clean (or every way was tried).  Returns the
- * victim, whose write-back is counted. */
+/* written_reprieve_pct: victim w holds written data and gets a reprieve
+ * (l2_reprieved); it is written back and stays, as its set's most recent
+ * line, clean, and the fill takes the next victim, until one is clean or
+ * holds written data without a reprieve (or every way was tried).
+ * Returns the victim, whose write-back is counted. */
 static __attribute__((noinline)) unsigned l2_path_reprieve(const struct l2 *l, const struct l2_cache *c,
                                                             const struct l2_geom g, uint32_t set, unsigned char *b,
                                                             uint64_t tag, enum l2_class cls, int sfirst, unsigned w,
                                                             struct l2_outcome *out)
 {
-    for (unsigned k = 0; k < g.ways && b[g.off_dirty + w]; k++) {
+    for (unsigned k = 0; k < g.ways && b[g.off_dirty + w] && l2_reprieved(l, l2_blk_tag(g, b, w)); k++) {
         out->dram_wr += l2_path_reprieve_writeback(l, c, g, b, w);
         b[g.off_dirty + w] = 0;
         l2_blk_touch(g, b, w);
@@ -96,17 +97,19 @@ static __attribute__((noinline)) unsigned l2_path_reprieve(const struct l2 *l, c
 
 /* Chooses a victim in `set` of `c` (block b) for a fill (sfirst: an
  * evict_first store's, see l2_blk_victim), writes back its dirty sectors,
- * installs `tag`; returns its way.  With written_reprieve a victim that
- * holds written data is written back and stays, as its set's most recent
+ * installs `tag`; returns its way.  With written_reprieve_pct a victim
+ * that holds written data and is one of the lines the hash picks
+ * (l2_reprieved) is written back and stays, as its set's most recent
  * line, clean, and the fill takes the next victim (measured: a working set
- * read after stores keeps less than after loads, the stored lines
- * outlast it, and a third read finds it whole: rows B01-B23). */
+ * read after stores keeps less than after loads, the stored lines outlast
+ * it, a third read finds it whole, and a small working set keeps all of
+ * it: rows B33-B57). */
 L2_PATH_FN unsigned l2_path_fill_line(struct l2 *l, const struct l2_cache *c, const struct l2_geom g, uint32_t set,
                                       unsigned char *b, uint64_t tag, enum l2_class cls, int sfirst,
                                       struct l2_outcome *out)
 {
     unsigned w = l2_blk_victim(c, g, set, b, cls, sfirst, tag);
-    if (l->cfg.written_reprieve && *l2_blk_dirty(g, b, w))
+    if (l->reprieve_cut && *l2_blk_dirty(g, b, w) && l2_reprieved(l, l2_blk_tag(g, b, w)))
         w = l2_path_reprieve(l, c, g, set, b, tag, cls, sfirst, w, out);
     else
         out->dram_wr += l2_path_dirty_bytes(l, g, b, w);
@@ -250,7 +253,7 @@ L2_PATH_FN void l2_path_access(struct l2 *l, const struct l2_geom g, enum l2_op 
                 l2_path_hit_line(nc, g, nb, (unsigned)cw, prio, 1, 1);
             }
             cw = (int)l2_path_copy(l, nc, g, set, nb, cw, line, CLS_NORMAL, mask, out);
-            if (l->cfg.written_reprieve) /* the copy holds written data (never written back) */
+            if (l->cfg.written_reprieve_pct) /* the copy holds written data (never written back) */
                 *l2_blk_dirty(g, nb, (unsigned)cw) |= mask;
         }
         for (unsigned p = 0; p < l->nparts; p++) {

@@ -820,15 +820,61 @@ START_TEST(far_part_refresh_home)
 }
 END_TEST
 
-/* written_reprieve: a fill whose least recently used line holds written
- * data writes it back, keeps it as the set's most recent line and takes
- * the next line; without it the written line goes.  A copy a store wrote
+/* written_reprieve_pct: the share of written lines that get the reprieve */
+START_TEST(written_reprieve_share)
+{
+    /* the hash picks written_reprieve_pct percent of the lines: none at 0,
+     * all at 100, about half at 50, the same lines every time */
+    const unsigned pcts[] = {0, 50, 100};
+    for (unsigned i = 0; i < 3; i++) {
+        struct l2 l;
+        char key[64];
+        snprintf(key, sizeof key, "written_reprieve_pct=%u", pcts[i]);
+        const char *extra[] = {key, NULL};
+        tiny(&l, 1, extra);
+        unsigned n = 0;
+        for (uint64_t line = 0; line < 10000; line++)
+            n += (unsigned)l2_reprieved(&l, line);
+        if (pcts[i] == 50)
+            ck_assert_msg(n > 4800 && n < 5200, "%u of 10000 lines at 50%%", n);
+        else
+            ck_assert_uint_eq(n, pcts[i] * 100);
+        l2_free(&l);
+    }
+    /* at 50, the written oldest line stays when the hash picks it and goes
+     * when it does not (the fill as written_reprieve_keeps_written's) */
+    struct l2 l;
+    const char *extra[] = {"written_reprieve_pct=50", NULL};
+    tiny(&l, 1, extra);
+    uint64_t v[40];
+    lines_in_set(&l, 0, -1, 40, v);
+    int seen[2] = {0, 0};
+    for (unsigned j = 0; j + 5 <= 40; j += 5) {
+        l2_clear(&l);
+        const int picked = l2_reprieved(&l, v[j]);
+        seen[picked] = 1;
+        acc(&l, OP_WRITE, PRIO_EVICT_UNCHANGED, v[j], 0xf, 0); /* the oldest, written */
+        for (unsigned i = 1; i < 4; i++)
+            acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[j + i], 0xf, 0);
+        struct l2_outcome o = acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[j + 4], 0xf, 0);
+        ck_assert_uint_eq(o.dram_wr, 128); /* written back either way */
+        ck_assert_int_eq(slot_of(&l, 0, v[j]) >= 0, picked);
+        ck_assert_int_eq(slot_of(&l, 0, v[j + 1]) >= 0, !picked);
+    }
+    ck_assert_msg(seen[0] && seen[1], "the eight lines tried were all picked or none");
+    l2_free(&l);
+}
+END_TEST
+
+/* written_reprieve_pct = 100: a fill whose least recently used line holds
+ * written data writes it back, keeps it as the set's most recent line and
+ * takes the next line; with 0 the written line goes.  A copy a store wrote
  * gets the reprieve too but writes nothing back (its home line does). */
 START_TEST(written_reprieve_keeps_written)
 {
     for (int on = 0; on <= 1; on++) {
         struct l2 l;
-        const char *extra[] = {on ? "written_reprieve=1" : "written_reprieve=0", NULL};
+        const char *extra[] = {on ? "written_reprieve_pct=100" : "written_reprieve_pct=0", NULL};
         tiny(&l, 1, extra);
         uint64_t v[6];
         lines_in_set(&l, 0, -1, 6, v);
@@ -851,7 +897,7 @@ START_TEST(written_reprieve_keeps_written)
     /* two partitions: a store from the far side (sm 0, near 0; home 1)
      * leaves a copy in 0 marked written; evicting it writes nothing */
     struct l2 l;
-    const char *extra[] = {"written_reprieve=1", NULL};
+    const char *extra[] = {"written_reprieve_pct=100", NULL};
     tiny(&l, 2, extra);
     uint64_t h1[1], h0[5];
     lines_in_set(&l, 0, 1, 1, h1);
@@ -1010,6 +1056,7 @@ Suite *l2_suite(void)
     tcase_add_test(tc, near_sector_miss_refreshes_copy);
     tcase_add_test(tc, far_part_refresh_home);
     tcase_add_test(tc, written_reprieve_keeps_written);
+    tcase_add_test(tc, written_reprieve_share);
     tcase_add_test(tc, store_drops_far_copy);
     tcase_add_test(tc, far_store_copies_near);
     tcase_add_test(tc, granules_fill_and_move);
