@@ -253,6 +253,10 @@ while IFS=$'\t' read -r id setaside steps; do
   # Check the row parses before involving ncu.
   "$BIN" --dry-run --setaside "$setaside" --steps "$steps" 2>"$WORK/dry.err" || {
     echo "probe.sh: row $id does not parse: $(cat "$WORK/dry.err")" >&2; exit 1; }
+  # stores into the flush's buffer corrupt the range difference (README, Caveats)
+  if grep -Eq '(^|;) *F(\+[0-9.]+)?:[0-9.]+:(st|rmw)' <<<"$steps"; then
+    echo "probe.sh: warning: row $id stores into F, the flush's buffer; at its start that corrupts the range difference (tools/hwprobe/README.md)" >&2
+  fi
   if [ "$METHOD" = range ]; then
     run_ncu "$WORK/$id.full.log" --replay-mode app-range "${NCU_COMMON[@]}" $NCUARGS \
       "$BIN" $HWARGS --range-all --setaside "$setaside" --steps "$steps"
