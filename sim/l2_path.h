@@ -74,11 +74,12 @@ static uint32_t l2_path_reprieve_writeback(const struct l2 *l, const struct l2_c
     return l2_home(l, l2_blk_tag(g, b, w)) == (unsigned)(c - l->part) ? l2_path_dirty_bytes(l, g, b, w) : 0;
 }
 
-/* written_reprieve_pct: victim w holds written data and gets a reprieve
- * (l2_reprieved); it is written back and stays, as its set's most recent
- * line, clean, and the fill takes the next victim, until one is clean or
- * holds written data without a reprieve (or every way was tried).
- * Returns the victim, whose write-back is counted. */
+/* written_reprieve_pct > 0: victim w holds written data (a dirty line, or
+ * a copy a store wrote).  While the victim is one of the lines the hash
+ * picks (l2_reprieved), it is written back and stays, as its set's most
+ * recent line, clean, and the fill takes the next victim (every way tried
+ * at most once).  Returns the victim; every write-back is counted, a
+ * copy's as none. */
 static __attribute__((noinline)) unsigned l2_path_reprieve(const struct l2 *l, const struct l2_cache *c,
                                                             const struct l2_geom g, uint32_t set, unsigned char *b,
                                                             uint64_t tag, enum l2_class cls, int sfirst, unsigned w,
@@ -109,7 +110,7 @@ L2_PATH_FN unsigned l2_path_fill_line(struct l2 *l, const struct l2_cache *c, co
                                       struct l2_outcome *out)
 {
     unsigned w = l2_blk_victim(c, g, set, b, cls, sfirst, tag);
-    if (l->reprieve_cut && *l2_blk_dirty(g, b, w) && l2_reprieved(l, l2_blk_tag(g, b, w)))
+    if (l->reprieve_cut && *l2_blk_dirty(g, b, w)) /* copies may hold written data too */
         w = l2_path_reprieve(l, c, g, set, b, tag, cls, sfirst, w, out);
     else
         out->dram_wr += l2_path_dirty_bytes(l, g, b, w);

@@ -912,6 +912,23 @@ START_TEST(written_reprieve_keeps_written)
     ck_assert_int_lt(slot_of(&l, 0, h0[0]), 0);
     ck_assert_uint_eq(*l2_cache_dirty(&l.part[1], resident(&l, 1, h1[0])), 0x3); /* home still dirty */
     l2_free(&l);
+    /* at 50, a written copy the hash does not pick goes, and writes
+     * nothing back either */
+    const char *half[] = {"written_reprieve_pct=50", NULL};
+    tiny(&l, 2, half);
+    uint64_t c1[16];
+    lines_in_set(&l, 0, 1, 16, c1);
+    unsigned j = 0;
+    while (j < 16 && l2_reprieved(&l, c1[j]))
+        j++;
+    ck_assert_uint_lt(j, 16);
+    acc(&l, OP_WRITE, PRIO_EVICT_UNCHANGED, c1[j], 0x3, 0);
+    for (int i = 0; i < 3; i++)
+        acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, h0[i], 0xf, 0);
+    o = acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, h0[3], 0xf, 0); /* evicts the copy */
+    ck_assert_uint_eq(o.dram_wr, 0);
+    ck_assert_int_lt(slot_of(&l, 0, c1[j]), 0);
+    l2_free(&l);
 }
 END_TEST
 
