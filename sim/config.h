@@ -58,6 +58,9 @@ enum l2_smmap { L2_SMMAP_LIST(L2_X_ENUM) L2_NSMMAP };
       "percent of the lines holding written data (a dirty line, or a copy a store wrote; chosen " \
       "by a hash of the line) that, met as a fill's victim, are written back and kept as their " \
       "set's most recent line, clean, the fill taking the next victim; the others go")          \
+    X(dirty_ways, CFG_UINT, 0, 32, 0, NULL,                                                   \
+      "ways of a set that may hold written data (0: no limit): a store that leaves more writes back " \
+      "the least recently used of the others, which stays, clean")                             \
     X(set_hash, CFG_ENUM, 0, 0, SETHASH_MIX, &sethash_enum,                                  \
       "set index: mix (a hash of each line) or stripe (consecutive lines in consecutive sets within "             \
       "hash_chunk runs); the home partition is home_hash's")                                                \

@@ -33,7 +33,10 @@
  *    holds written data and is one of the written_reprieve_pct percent of
  *    lines that a hash picks (l2_reprieved) writes it back (a home line)
  *    and keeps it, clean, as its set's most recent line, taking the next
- *    victim (l2_path_fill_line).
+ *    victim (l2_path_fill_line).  With dirty_ways > 0 a store that leaves
+ *    more than dirty_ways ways of its set holding written data writes back
+ *    the least recently used of the others, which stays, clean
+ *    (l2_path_dirty_cap; a copy's mark ends without a write-back).
  *  - Prefetch fills the home partition only.  applypriority (demote
  *    evict_last to normal) and discard (drop without write-back) act where
  *    the request goes: the issuing SM's near partition and the home

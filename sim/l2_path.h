@@ -65,13 +65,36 @@ L2_PATH_FN uint32_t l2_path_dirty_bytes(const struct l2 *l, const struct l2_geom
 }
 
 /* The bytes written back to DRAM for way w of block b of cache c, which
- * holds written data, with written_reprieve_pct: its dirty sectors, but none
- * for a copy (a copy's dirty sectors are those a store wrote into it; its
- * home line writes them back). */
+ * holds written data, by a reprieve (written_reprieve_pct) or dirty_ways:
+ * its dirty sectors, but none for a copy (a copy's dirty sectors are those
+ * a store wrote into it; its home line writes them back). */
 static uint32_t l2_path_reprieve_writeback(const struct l2 *l, const struct l2_cache *c, const struct l2_geom g,
                                            unsigned char *b, unsigned w)
 {
     return l2_home(l, l2_blk_tag(g, b, w)) == (unsigned)(c - l->part) ? l2_path_dirty_bytes(l, g, b, w) : 0;
+}
+
+/* dirty_ways > 0, way w of block b (cache c) newly holds written data: a
+ * set holding more than dirty_ways such ways writes back the least
+ * recently used of the others, which stays, clean. */
+static __attribute__((noinline)) void l2_path_dirty_cap(const struct l2 *l, const struct l2_cache *c,
+                                                       const struct l2_geom g, unsigned char *b, unsigned w,
+                                                       struct l2_outcome *out)
+{
+    unsigned n = 0, old = g.ways, r = 256;
+    for (unsigned k = 0; k < g.ways; k++) {
+        if (!b[g.off_dirty + k])
+            continue;
+        n++;
+        if (k != w && b[g.off_rank + k] < r) {
+            r = b[g.off_rank + k];
+            old = k;
+        }
+    }
+    if (n <= l->cfg.dirty_ways || old == g.ways)
+        return;
+    out->dram_wr += l2_path_reprieve_writeback(l, c, g, b, old);
+    b[g.off_dirty + old] = 0;
 }
 
 /* written_reprieve_pct > 0: victim w holds written data (a dirty line, or
@@ -238,10 +261,14 @@ L2_PATH_FN void l2_path_access(struct l2 *l, const struct l2_geom g, enum l2_op 
                                            (enum l2_class)l2_path_class_of_prio_fill[prio], sfirst, out);
         }
         if (w >= 0) {
+            uint8_t *dirty = l2_blk_dirty(g, hb, (unsigned)w);
+            const uint8_t was = *dirty;
             *l2_blk_valid(g, hb, (unsigned)w) |= mask;
-            *l2_blk_dirty(g, hb, (unsigned)w) |= mask;
+            *dirty |= mask;
             if (sfirst)
                 l2_blk_mark_sfirst(hc, g, hb, (unsigned)w);
+            if (l->cfg.dirty_ways && !was)
+                l2_path_dirty_cap(l, hc, g, hb, (unsigned)w, out);
         }
         if (near == home)
             out->near_hit = out->hit;
@@ -254,8 +281,13 @@ L2_PATH_FN void l2_path_access(struct l2 *l, const struct l2_geom g, enum l2_op 
                 l2_path_hit_line(nc, g, nb, (unsigned)cw, prio, 1, 1);
             }
             cw = (int)l2_path_copy(l, nc, g, set, nb, cw, line, CLS_NORMAL, mask, out);
-            if (l->cfg.written_reprieve_pct) /* the copy holds written data (never written back) */
-                *l2_blk_dirty(g, nb, (unsigned)cw) |= mask;
+            if (l->cfg.written_reprieve_pct) { /* the copy holds written data (never written back) */
+                uint8_t *dirty = l2_blk_dirty(g, nb, (unsigned)cw);
+                const uint8_t was = *dirty;
+                *dirty |= mask;
+                if (l->cfg.dirty_ways && !was)
+                    l2_path_dirty_cap(l, nc, g, nb, (unsigned)cw, out);
+            }
         }
         for (unsigned p = 0; p < l->nparts; p++) {
             if (p == home || (copy && p == near))

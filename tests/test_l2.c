@@ -932,6 +932,53 @@ START_TEST(written_reprieve_keeps_written)
 }
 END_TEST
 
+/* dirty_ways: a store that leaves more ways of its set holding written
+ * data than dirty_ways writes back the least recently used of the others,
+ * which stays, clean; a copy's is written back as nothing (its home line
+ * holds it); 0: no limit. */
+START_TEST(dirty_ways_writes_back_oldest)
+{
+    for (int cap = 0; cap <= 2; cap += 2) {
+        struct l2 l;
+        char key[32];
+        snprintf(key, sizeof key, "dirty_ways=%d", cap);
+        const char *extra[] = {key, NULL};
+        tiny(&l, 1, extra);
+        uint64_t v[4];
+        lines_in_set(&l, 0, -1, 4, v);
+        acc(&l, OP_WRITE, PRIO_EVICT_UNCHANGED, v[0], 0xf, 0);
+        acc(&l, OP_WRITE, PRIO_EVICT_UNCHANGED, v[1], 0x3, 0);
+        acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[0], 0xf, 0); /* v[1] the oldest now */
+        struct l2_outcome o = acc(&l, OP_WRITE, PRIO_EVICT_UNCHANGED, v[2], 0x1, 0);
+        ck_assert_uint_eq(o.dram_wr, cap ? 64 : 0); /* v[1]'s two sectors */
+        ck_assert_uint_eq(*l2_cache_dirty(&l.part[0], resident(&l, 0, v[1])), cap ? 0 : 0x3);
+        ck_assert_uint_eq(*l2_cache_dirty(&l.part[0], resident(&l, 0, v[0])), 0xf);
+        ck_assert_uint_eq(*l2_cache_dirty(&l.part[0], resident(&l, 0, v[2])), 0x1);
+        ck_assert_int_ge(slot_of(&l, 0, v[1]), 0); /* it stays */
+        /* a store that hits a written line adds no written way */
+        o = acc(&l, OP_WRITE, PRIO_EVICT_UNCHANGED, v[0], 0x1, 0);
+        ck_assert_uint_eq(o.dram_wr, 0);
+        l2_free(&l);
+    }
+    /* two partitions: copies written from the far side (home 1, near 0)
+     * are marked written in 0; the third evicts the oldest's mark there,
+     * writing nothing, and its home line stays dirty */
+    struct l2 l;
+    const char *extra[] = {"dirty_ways=2", "written_reprieve_pct=50", NULL};
+    tiny(&l, 2, extra);
+    uint64_t h1[3];
+    lines_in_set(&l, 0, 1, 3, h1);
+    acc(&l, OP_WRITE, PRIO_EVICT_UNCHANGED, h1[0], 0x3, 0);
+    acc(&l, OP_WRITE, PRIO_EVICT_UNCHANGED, h1[1], 0x3, 0);
+    struct l2_outcome o = acc(&l, OP_WRITE, PRIO_EVICT_UNCHANGED, h1[2], 0x3, 0);
+    ck_assert_uint_eq(*l2_cache_dirty(&l.part[0], resident(&l, 0, h1[0])), 0);
+    ck_assert_uint_eq(*l2_cache_dirty(&l.part[0], resident(&l, 0, h1[2])), 0x3);
+    ck_assert_uint_eq(*l2_cache_dirty(&l.part[1], resident(&l, 1, h1[0])), 0);
+    ck_assert_uint_eq(o.dram_wr, 64); /* the home line's write-back only */
+    l2_free(&l);
+}
+END_TEST
+
 START_TEST(store_drops_far_copy)
 {
     struct l2 l;
@@ -1074,6 +1121,7 @@ Suite *l2_suite(void)
     tcase_add_test(tc, far_part_refresh_home);
     tcase_add_test(tc, written_reprieve_keeps_written);
     tcase_add_test(tc, written_reprieve_share);
+    tcase_add_test(tc, dirty_ways_writes_back_oldest);
     tcase_add_test(tc, store_drops_far_copy);
     tcase_add_test(tc, far_store_copies_near);
     tcase_add_test(tc, granules_fill_and_move);
