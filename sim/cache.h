@@ -220,6 +220,24 @@ static inline uint8_t *l2_blk_dirty(const struct l2_geom g, unsigned char *b, un
     return b + g.off_dirty + w;
 }
 
+/* The mask of the ways of block b that hold dirty sectors.  (The 16-byte
+ * loads may read past the dirty masks into the set's meta, which follows
+ * them: the mask drops those bytes.) */
+static inline uint32_t l2_blk_dirty_ways(const struct l2_geom g, const unsigned char *b)
+{
+    uint32_t m = 0;
+#ifdef L2_CACHE_SSE2
+    for (uint32_t i = 0; i < g.wpad; i += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(b + g.off_dirty + i));
+        m |= (~(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_setzero_si128())) & 0xffffu) << i;
+    }
+#else
+    for (uint32_t w = 0; w < g.ways; w++)
+        m |= (uint32_t)(b[g.off_dirty + w] != 0) << w;
+#endif
+    return m & g.all;
+}
+
 static inline enum l2_class l2_blk_cls(const struct l2_geom g, const unsigned char *b, unsigned w)
 {
     const struct l2_set_meta *m = (const struct l2_set_meta *)(const void *)(b + g.off_meta);

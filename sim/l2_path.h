@@ -81,18 +81,10 @@ static __attribute__((noinline)) void l2_path_dirty_cap(const struct l2 *l, cons
                                                        const struct l2_geom g, unsigned char *b, unsigned w,
                                                        struct l2_outcome *out)
 {
-    unsigned n = 0, old = g.ways, r = 256;
-    for (unsigned k = 0; k < g.ways; k++) {
-        if (!b[g.off_dirty + k])
-            continue;
-        n++;
-        if (k != w && b[g.off_rank + k] < r) {
-            r = b[g.off_rank + k];
-            old = k;
-        }
-    }
-    if (n <= l->cfg.dirty_ways || old == g.ways)
+    const uint32_t dirty = l2_blk_dirty_ways(g, b);
+    if ((uint32_t)l2_popcount32(dirty) <= l->cfg.dirty_ways)
         return;
+    const unsigned old = l2_cache_lru(g, b + g.off_rank, dirty & ~(UINT32_C(1) << w));
     out->dram_wr += l2_path_reprieve_writeback(l, c, g, b, old);
     b[g.off_dirty + old] = 0;
 }
