@@ -124,7 +124,7 @@ static int entry_live(const struct l2_cache *c, uint32_t gi, uint32_t x, uint32_
 }
 
 /* Demotes queue group gi's oldest LAST line, if any. */
-static void demote_oldest(const struct l2_cache *c, uint32_t gi)
+static __attribute__((noinline)) void demote_oldest(const struct l2_cache *c, uint32_t gi)
 {
     struct l2_lastq *q = &c->q[gi];
     uint32_t *ring = c->qe + (size_t)gi * c->qcap;
@@ -151,25 +151,33 @@ static void trim_group(const struct l2_cache *c, uint32_t gi)
         demote_oldest(c, gi);
 }
 
+/* Compacts queue group gi's full ring: keeps the live entries, in order.
+ * Not inlined (nor demote_oldest): the access path, which inlines
+ * l2_cache_last_in, runs them rarely. */
+static __attribute__((noinline)) void compact(const struct l2_cache *c, uint32_t gi)
+{
+    struct l2_lastq *q = &c->q[gi];
+    uint32_t *ring = c->qe + (size_t)gi * c->qcap;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < q->len; i++) {
+        uint32_t x = ring[(q->head + i) & (c->qcap - 1)];
+        uint32_t s;
+        unsigned v;
+        if (entry_live(c, gi, x, &s, &v))
+            c->qtmp[n++] = x;
+    }
+    memcpy(ring, c->qtmp, n * sizeof *ring);
+    q->head = 0;
+    q->len = n;
+}
+
 void l2_cache_last_in(const struct l2_cache *c, uint32_t set, unsigned w, int fresh)
 {
     const uint32_t gi = set >> c->qshift;
     struct l2_lastq *q = &c->q[gi];
     uint32_t *ring = c->qe + (size_t)gi * c->qcap;
-    if (q->len == c->qcap) {
-        /* full: keep the live entries, in order */
-        uint32_t n = 0;
-        for (uint32_t i = 0; i < q->len; i++) {
-            uint32_t x = ring[(q->head + i) & (c->qcap - 1)];
-            uint32_t s;
-            unsigned v;
-            if (entry_live(c, gi, x, &s, &v))
-                c->qtmp[n++] = x;
-        }
-        memcpy(ring, c->qtmp, n * sizeof *ring);
-        q->head = 0;
-        q->len = n;
-    }
+    if (q->len == c->qcap)
+        compact(c, gi);
     c->qpos[(size_t)set * c->g.ways + w] = q->seq;
     ring[(q->head + q->len) & (c->qcap - 1)] =
         q->seq++ << (c->qshift + L2_WAY_BITS) | (set - (gi << c->qshift)) << L2_WAY_BITS | w;

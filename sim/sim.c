@@ -84,7 +84,7 @@ static int log_def(struct l2_sim *s, const struct l2_def_log *d, l2_err *e)
     return 0;
 }
 
-static int new_kernel(struct l2_sim *s, const struct l2_event *ev, l2_err *e)
+static __attribute__((noinline)) int new_kernel(struct l2_sim *s, const struct l2_event *ev, l2_err *e)
 {
     const char *name = ev->label;
     if (l2_grow(&s->k, &s->capk, (uint64_t)s->nk + 1, sizeof *s->k, e) < 0)
@@ -128,7 +128,7 @@ static struct l2_stream_window *stream_window(struct l2_sim *s, uint32_t stream,
 }
 
 /* Grows the kernel's per-tag or per-buffer counters to n entries. */
-static int grow_counters(struct l2_counters **c, uint32_t *have, uint32_t n, l2_err *e)
+static __attribute__((noinline)) int grow_counters(struct l2_counters **c, uint32_t *have, uint32_t n, l2_err *e)
 {
     struct l2_counters *t = realloc(*c, n * sizeof *t);
     if (!t)
@@ -412,8 +412,10 @@ static int define_window(struct l2_sim *s, const struct l2_event *ev, int lock, 
     return 0;
 }
 
-/* One event; an access located in lc. */
-static int sim_event(struct l2_sim *s, const struct l2_event *ev, const struct loc *lc, l2_err *e)
+/* One event; an access located in lc.  Not inlined: sim_events_g's
+ * compiled forms keep only their loop and locate_g. */
+static __attribute__((noinline)) int sim_event(struct l2_sim *s, const struct l2_event *ev, const struct loc *lc,
+                                                l2_err *e)
 {
     s->records++;
     switch (ev->type) {

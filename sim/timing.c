@@ -155,8 +155,9 @@ static void bucket_add(struct l2_tbucket *a, const struct l2_tbucket *b)
         a->max_lat = b->max_lat;
 }
 
-/* Halves the resolution: bucket i takes buckets 2i and 2i + 1. */
-static void coarsen(struct l2_tbucket *v, unsigned n, uint32_t *shift)
+/* Halves the resolution: bucket i takes buckets 2i and 2i + 1.  Not
+ * inlined: the access path runs it rarely. */
+static __attribute__((noinline)) void coarsen(struct l2_tbucket *v, unsigned n, uint32_t *shift)
 {
     for (unsigned i = 0; i < n / 2; i++) {
         struct l2_tbucket x = v[2 * i];
