@@ -177,6 +177,8 @@ struct loc {
     uint32_t set[MAX_LINES];
     struct l2_pending *pe[MAX_LINES]; /* the timing's entries of the sets at home */
     uint8_t mine[MAX_LINES];      /* 1: this lane simulates the line */
+    uint8_t mask[MAX_LINES];      /* the sectors of the access in the line (of the lines this lane simulates) */
+    int ok;                       /* 1: its size and its SM are valid; 0: sim_access_g checks them */
 };
 
 /* Locates the lines of access ev (home and near partitions, sets, which
@@ -187,6 +189,7 @@ struct loc {
 L2_PATH_FN void locate_g(const struct l2_sim *s, const struct l2_geom g, const int one_lane, const struct l2_event *ev,
                          struct loc *lc)
 {
+    lc->ok = 0;
     if (ev->size == 0 || ev->size > L2_MAX_ACCESS || ev->addr > UINT64_MAX - ev->size)
         return;
     const struct l2 *l = &s->l2;
@@ -194,6 +197,12 @@ L2_PATH_FN void locate_g(const struct l2_sim *s, const struct l2_geom g, const i
     const unsigned nlines = (unsigned)(last - first + 1);
     const int sm = ev->sm >= 0 && (uint64_t)ev->sm < l->cfg.sms ? ev->sm : -1; /* else rejected */
     unsigned nmine = 0;
+    /* the sectors of a line: all of them but in the first line (from the
+     * access's first byte) and the last (to its last) */
+    const uint64_t lmask = ((uint64_t)1 << l->line_shift) - 1;
+    const uint8_t full = l->full;
+    const uint8_t mask0 = (uint8_t)(full & ~((1u << ((ev->addr & lmask) >> l->sector_shift)) - 1));
+    const uint8_t mask1 = (uint8_t)((2u << (((ev->addr + ev->size - 1) & lmask) >> l->sector_shift)) - 1);
     l2_sets(l, first, nlines, lc->set);
     if (one_lane) /* every line is this lane's; a lane of several takes only its own */
         l2_homes(l, first, nlines, lc->home);
@@ -202,6 +211,7 @@ L2_PATH_FN void locate_g(const struct l2_sim *s, const struct l2_geom g, const i
         if (!lc->mine[i])
             continue;
         nmine++;
+        lc->mask[i] = (uint8_t)((i == 0 ? mask0 : full) & (i == nlines - 1 ? mask1 : full));
         const unsigned home = one_lane ? lc->home[i] : l2_home(l, first + i), near = l2_near(l, sm, home);
         lc->home[i] = home;
         lc->near[i] = near;
@@ -212,6 +222,7 @@ L2_PATH_FN void locate_g(const struct l2_sim *s, const struct l2_geom g, const i
         lc->pe[i] = l2_timing_pending(&s->tm, home, lc->set[i]);
     }
     lc->nmine = nmine;
+    lc->ok = sm == ev->sm;
 }
 
 /* One access, located in lc, with the partitions' set layout g (l2_path.h);
@@ -219,7 +230,7 @@ L2_PATH_FN void locate_g(const struct l2_sim *s, const struct l2_geom g, const i
 L2_PATH_FN int sim_access_g(struct l2_sim *s, const struct l2_geom g, const int one_lane, const struct l2_event *ev,
                             const struct loc *lc, l2_err *e)
 {
-    if (ev->sm >= 0 && (uint64_t)ev->sm >= s->l2.cfg.sms)
+    if (!lc->ok && ev->sm >= 0 && (uint64_t)ev->sm >= s->l2.cfg.sms)
         return l2_fail(e, "sm=%d is not below sms = %llu of the configuration", ev->sm,
                        (unsigned long long)s->l2.cfg.sms);
     if (s->nk == 0) {
@@ -242,11 +253,11 @@ L2_PATH_FN int sim_access_g(struct l2_sim *s, const struct l2_geom g, const int 
     const struct l2_binding *b = &s->bind[tag];
     if (tag >= L2_NBUILTIN && !b->is_policy)
         return l2_fail(e, "tag '%s' names no policy in this configuration", l2_sym_name(s->syms, tag));
-    if (ev->size == 0 || ev->size > L2_MAX_ACCESS || ev->addr > UINT64_MAX - ev->size)
+    if (!lc->ok && (ev->size == 0 || ev->size > L2_MAX_ACCESS || ev->addr > UINT64_MAX - ev->size))
         return l2_fail(e, "access size %u is outside 1..%u bytes", ev->size, L2_MAX_ACCESS);
     struct l2_counters *ct = &k->tag[tag];
     struct l2_counters *cb = k->buf ? &k->buf[row] : NULL;
-    const unsigned ls = s->l2.line_shift, ss = s->l2.sector_shift;
+    const unsigned ls = s->l2.line_shift;
     const uint64_t lmask = ((uint64_t)1 << ls) - 1;
     const uint64_t first = ev->addr >> ls, last = (ev->addr + ev->size - 1) >> ls;
     const unsigned nlines = (unsigned)(last - first + 1);
@@ -256,11 +267,6 @@ L2_PATH_FN int sim_access_g(struct l2_sim *s, const struct l2_geom g, const int 
     const int plain = !b->is_policy && !window; /* every line takes the tag's priority */
     unsigned seen = 0;
     int unspec = 0;
-    /* the sectors of a line: all of them but in the first line (from the
-     * access's first byte) and the last (to its last) */
-    const uint8_t full = s->l2.full;
-    const uint8_t mask0 = (uint8_t)(full & ~((1u << ((ev->addr & lmask) >> ss)) - 1));
-    const uint8_t mask1 = (uint8_t)((2u << (((ev->addr + ev->size - 1) & lmask) >> ss)) - 1);
     const unsigned *home = lc->home, *near = lc->near;
     const uint32_t *set = lc->set;
     const uint8_t *mine = lc->mine;
@@ -299,9 +305,7 @@ L2_PATH_FN int sim_access_g(struct l2_sim *s, const struct l2_geom g, const int 
         seen |= 1u << prio;
         if (!one_lane && !mine[i])
             continue;
-        uint8_t mask = i == 0 ? mask0 : full;
-        if (i == nlines - 1)
-            mask &= mask1;
+        const uint8_t mask = lc->mask[i];
         struct l2_outcome o;
         l2_path_access(&s->l2, g, op, prio, line, home[i], near[i], set[i], mask, &o);
         unsigned merged =
@@ -315,7 +319,7 @@ L2_PATH_FN int sim_access_g(struct l2_sim *s, const struct l2_geom g, const int 
         count(&acc, op, sectors, &o, hits, miss, lmiss, merged);
         count(&k->prio[prio], op, sectors, &o, hits, miss, lmiss, merged);
     }
-    l2_timing_done(&s->tm, &k->time, &ta, &ts, acc.sectors);
+    l2_timing_done(&s->tm, &k->time, &ta, &ts, op, acc.sectors, ev->sm >= 0 ? s->l2.sm_part[ev->sm] : 0);
     /* the kernel's and the tag's counters take the access's sum once */
     l2_counters_add(&k->total, &acc);
     l2_counters_add(ct, &acc);
@@ -331,9 +335,8 @@ L2_PATH_FN int sim_access_g(struct l2_sim *s, const struct l2_geom g, const int 
         cb->accesses++;
         cb->unspecified += (unsigned)unspec;
     }
-    for (unsigned p = 0; p < L2_NPRIO; p++)
-        if (seen & (1u << p))
-            k->prio[p].accesses++;
+    for (; seen; seen &= seen - 1)
+        k->prio[__builtin_ctz(seen)].accesses++;
     return 0;
 }
 

@@ -294,10 +294,8 @@ unsigned l2_timing_line(struct l2_timing *t, struct l2_ktime *kt, const struct l
         const uint32_t dw = o->dram_rd * (o->dram_rd < t->line_bytes ? t->partial_w : L2_DRAM_W) + wr * L2_DRAM_W;
         kt->slice[near * t->spp + slot] += bytes;
         kt->slice[hs] += fb;
-        kt->xbar[near] += fb;
         kt->dram[ch] += dw;
-        ts->slice += bytes + fb;
-        ts->xbar += fb;
+        ts->xbar += fb; /* filed into the near partition's crossing by l2_timing_done */
         ts->dram += dw;
         if (nmiss && !left) { /* a new fill: one MSHR of the home slice */
             kt->mshr[hs]++;
@@ -331,7 +329,6 @@ unsigned l2_timing_line(struct l2_timing *t, struct l2_ktime *kt, const struct l
         kt->slice[hs] += bytes;
         kt->xbar[home] += xb;
         kt->dram[ch] += wr * L2_DRAM_W; /* the victim's write-back, or a no_allocate store written through */
-        ts->slice += bytes;
         ts->xbar += xb;
         ts->dram += wr * L2_DRAM_W;
         b->sec[prio][cross ? L2_SC_FAR : L2_SC_NEAR] += sectors;
@@ -340,7 +337,6 @@ unsigned l2_timing_line(struct l2_timing *t, struct l2_ktime *kt, const struct l
         /* applypriority, discard: a tag operation at home */
         uint32_t one = 1u << ss;
         kt->slice[hs] += one;
-        ts->slice += one;
         lat = t->lat[cross ? L2_SC_FAR : L2_SC_NEAR];
     }
     /* the issuer's port and slots, like the bucket's work, are filed by

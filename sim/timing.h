@@ -240,7 +240,7 @@ int l2_timing_access(struct l2_timing *t, struct l2_ktime *kt, int sm, unsigned 
 /* Sums of an access's lines that go to its bucket and its issuer's
  * servers once (l2_timing_done); zeroed by the caller. */
 struct l2_tsum {
-    uint64_t slice, xbar, dram, mshr, slot;
+    uint64_t xbar, dram, mshr, slot;
     uint32_t lines, max_lat;
 };
 
@@ -252,16 +252,27 @@ unsigned l2_timing_line(struct l2_timing *t, struct l2_ktime *kt, const struct l
                         struct l2_pending *pe, uint8_t mask, const struct l2_outcome *o);
 
 /* Files the sums of the access's lines (after its last l2_timing_line);
- * `sectors`: the sectors of its lines other than applypriority's and
- * discard's, which pass the issuer's port (the caller counts them
- * anyway, so the lines need not sum them again). */
+ * op: the access's; `sectors`: the sectors of its lines other than
+ * applypriority's and discard's, which pass the issuer's port (the caller
+ * counts them anyway, so the lines need not sum them again); near: the
+ * issuer's near partition (any, without an issuer: a load's crossing is
+ * then 0).  A load's lines cross into the near partition, so its crossing
+ * is filed there once; every line's bytes pass one slice, and a load's
+ * crossing bytes the home slice too; applypriority and discard pass one
+ * sector a line. */
 static inline void l2_timing_done(const struct l2_timing *t, struct l2_ktime *kt, const struct l2_tacc *a,
-                                  const struct l2_tsum *ts, uint64_t sectors)
+                                  const struct l2_tsum *ts, enum l2_op op, uint64_t sectors, unsigned near)
 {
     struct l2_tbucket *b = a->b;
     const uint64_t port = sectors << t->sector_shift;
     const uint64_t slot = a->cycle ? 0 : ts->slot; /* slots limit the issue of accesses without @CYCLE only */
-    b->work[RES_SLICE] += ts->slice;
+    uint64_t slice = port;
+    if (op == OP_READ || op == OP_PREFETCH) {
+        kt->xbar[near] += ts->xbar;
+        slice += ts->xbar;
+    } else if (op != OP_WRITE)
+        slice = (uint64_t)ts->lines << t->sector_shift;
+    b->work[RES_SLICE] += slice;
     b->work[RES_XBAR] += ts->xbar;
     b->work[RES_DRAM] += ts->dram;
     b->work[RES_MSHR] += ts->mshr;
