@@ -36,7 +36,7 @@
  *    victim (l2_path_fill_line).  With dirty_ways > 0 a store that leaves
  *    more than dirty_ways ways of its set holding written data writes back
  *    the least recently used of the others, which stays, clean
- *    (l2_path_dirty_cap; a copy's mark ends without a write-back).
+ *    (l2_path_mark_written; a copy's mark ends without a write-back).
  *  - Prefetch fills the home partition only.  applypriority (demote
  *    evict_last to normal) and discard (drop without write-back) act where
  *    the request goes: the issuing SM's near partition and the home

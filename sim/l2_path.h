@@ -68,24 +68,29 @@ L2_PATH_FN uint32_t l2_path_dirty_bytes(const struct l2 *l, const struct l2_geom
  * holds written data, by a reprieve (written_reprieve_pct) or dirty_ways:
  * its dirty sectors, but none for a copy (a copy's dirty sectors are those
  * a store wrote into it; its home line writes them back). */
-static uint32_t l2_path_reprieve_writeback(const struct l2 *l, const struct l2_cache *c, const struct l2_geom g,
+static uint32_t l2_path_written_back(const struct l2 *l, const struct l2_cache *c, const struct l2_geom g,
                                            unsigned char *b, unsigned w)
 {
     return l2_home(l, l2_blk_tag(g, b, w)) == (unsigned)(c - l->part) ? l2_path_dirty_bytes(l, g, b, w) : 0;
 }
 
-/* dirty_ways > 0, way w of block b (cache c) newly holds written data: a
- * set holding more than dirty_ways such ways writes back the least
- * recently used of the others, which stays, clean. */
-static __attribute__((noinline)) void l2_path_dirty_cap(const struct l2 *l, const struct l2_cache *c,
-                                                       const struct l2_geom g, unsigned char *b, unsigned w,
-                                                       struct l2_outcome *out)
+/* Way w of block b (cache c) takes the written sectors `mask`.  With
+ * dirty_ways > 0, when that makes one more way of the set hold written
+ * data and the set then holds more than dirty_ways of them, the least
+ * recently used of the others is written back and stays, clean. */
+L2_PATH_FN void l2_path_mark_written(const struct l2 *l, const struct l2_cache *c, const struct l2_geom g,
+                                     unsigned char *b, unsigned w, uint8_t mask, struct l2_outcome *out)
 {
-    const uint32_t dirty = l2_blk_dirty_ways(g, b);
-    if ((uint32_t)l2_popcount32(dirty) <= l->cfg.dirty_ways)
+    uint8_t *dirty = l2_blk_dirty(g, b, w);
+    const uint8_t was = *dirty;
+    *dirty |= mask;
+    if (!l->cfg.dirty_ways || was)
         return;
-    const unsigned old = l2_cache_lru(g, b + g.off_rank, dirty & ~(UINT32_C(1) << w));
-    out->dram_wr += l2_path_reprieve_writeback(l, c, g, b, old);
+    const uint32_t ways = l2_blk_dirty_ways(g, b);
+    if ((uint32_t)l2_popcount32(ways) <= l->cfg.dirty_ways)
+        return;
+    const unsigned old = l2_cache_lru(g, b + g.off_rank, ways & ~(UINT32_C(1) << w));
+    out->dram_wr += l2_path_written_back(l, c, g, b, old);
     b[g.off_dirty + old] = 0;
 }
 
@@ -101,13 +106,13 @@ static __attribute__((noinline)) unsigned l2_path_reprieve(const struct l2 *l, c
                                                             struct l2_outcome *out)
 {
     for (unsigned k = 0; k < g.ways && b[g.off_dirty + w] && l2_reprieved(l, l2_blk_tag(g, b, w)); k++) {
-        out->dram_wr += l2_path_reprieve_writeback(l, c, g, b, w);
+        out->dram_wr += l2_path_written_back(l, c, g, b, w);
         b[g.off_dirty + w] = 0;
         l2_blk_touch(g, b, w);
         w = l2_blk_victim(c, g, set, b, cls, sfirst, tag);
     }
     if (b[g.off_dirty + w])
-        out->dram_wr += l2_path_reprieve_writeback(l, c, g, b, w);
+        out->dram_wr += l2_path_written_back(l, c, g, b, w);
     return w;
 }
 
@@ -253,14 +258,10 @@ L2_PATH_FN void l2_path_access(struct l2 *l, const struct l2_geom g, enum l2_op 
                                            (enum l2_class)l2_path_class_of_prio_fill[prio], sfirst, out);
         }
         if (w >= 0) {
-            uint8_t *dirty = l2_blk_dirty(g, hb, (unsigned)w);
-            const uint8_t was = *dirty;
             *l2_blk_valid(g, hb, (unsigned)w) |= mask;
-            *dirty |= mask;
             if (sfirst)
                 l2_blk_mark_sfirst(hc, g, hb, (unsigned)w);
-            if (l->cfg.dirty_ways && !was)
-                l2_path_dirty_cap(l, hc, g, hb, (unsigned)w, out);
+            l2_path_mark_written(l, hc, g, hb, (unsigned)w, mask, out);
         }
         if (near == home)
             out->near_hit = out->hit;
@@ -273,13 +274,8 @@ L2_PATH_FN void l2_path_access(struct l2 *l, const struct l2_geom g, enum l2_op 
                 l2_path_hit_line(nc, g, nb, (unsigned)cw, prio, 1, 1);
             }
             cw = (int)l2_path_copy(l, nc, g, set, nb, cw, line, CLS_NORMAL, mask, out);
-            if (l->cfg.written_reprieve_pct) { /* the copy holds written data (never written back) */
-                uint8_t *dirty = l2_blk_dirty(g, nb, (unsigned)cw);
-                const uint8_t was = *dirty;
-                *dirty |= mask;
-                if (l->cfg.dirty_ways && !was)
-                    l2_path_dirty_cap(l, nc, g, nb, (unsigned)cw, out);
-            }
+            if (l->cfg.written_reprieve_pct) /* the copy holds written data (never written back) */
+                l2_path_mark_written(l, nc, g, nb, (unsigned)cw, mask, out);
         }
         for (unsigned p = 0; p < l->nparts; p++) {
             if (p == home || (copy && p == near))
