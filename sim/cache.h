@@ -84,6 +84,10 @@ enum l2_class { CLS_FIRST, CLS_NORMAL, CLS_LAST, L2_NCLASS };
 
 #define L2_TAG_NONE UINT64_MAX
 #define L2_WAY_BITS 5 /* ways <= 32 */
+/* The top bit of a way's high tag word: its written data earned the
+ * reprieve (l2_path_mark_written).  Lines are below 2^59 (line_size >= 32),
+ * so no tag uses it; l2_blk_find and l2_blk_tag mask it. */
+#define L2_HI_EARNED (UINT32_C(1) << 31)
 
 /* The bit masks that end a set's block. */
 struct l2_set_meta {
@@ -368,7 +372,7 @@ static inline int l2_blk_find(const struct l2_geom g, const unsigned char *b, ui
     const uint32_t *hi = (const uint32_t *)(const void *)(b + g.off_hi);
     while (m) {
         unsigned w = (unsigned)__builtin_ctz(m);
-        if (hi[w] == (uint32_t)(tag >> 32))
+        if ((hi[w] & ~L2_HI_EARNED) == (uint32_t)(tag >> 32))
             return (int)w;
         m &= m - 1;
     }
@@ -379,7 +383,20 @@ static inline int l2_blk_find(const struct l2_geom g, const unsigned char *b, ui
 static inline uint64_t l2_blk_tag(const struct l2_geom g, const unsigned char *b, unsigned w)
 {
     const uint32_t *lo = (const uint32_t *)(const void *)b, *hi = (const uint32_t *)(const void *)(b + g.off_hi);
-    return (uint64_t)hi[w] << 32 | lo[w];
+    return (uint64_t)(hi[w] & ~L2_HI_EARNED) << 32 | lo[w];
+}
+
+/* Whether way w's written data earned the reprieve (meaningful while the
+ * way holds written data), and setting it. */
+static inline int l2_blk_earned(const struct l2_geom g, const unsigned char *b, unsigned w)
+{
+    return (((const uint32_t *)(const void *)(b + g.off_hi))[w] & L2_HI_EARNED) != 0;
+}
+
+static inline void l2_blk_set_earned(const struct l2_geom g, unsigned char *b, unsigned w, int on)
+{
+    uint32_t *hi = (uint32_t *)(void *)(b + g.off_hi) + w;
+    *hi = on ? *hi | L2_HI_EARNED : *hi & ~L2_HI_EARNED;
 }
 
 /* Makes a way its set's most recently used. */

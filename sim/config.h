@@ -61,6 +61,10 @@ enum l2_smmap { L2_SMMAP_LIST(L2_X_ENUM) L2_NSMMAP };
     X(dirty_ways, CFG_UINT, 0, 32, 0, NULL,                                                   \
       "ways of a set that may hold written data (0: no limit): a store that leaves more writes back " \
       "the least recently used of the others, which stays, clean")                             \
+    X(reprieve_min_ways, CFG_UINT, 1, 32, 1, NULL,                                            \
+      "written_reprieve_pct > 0: a written line can have the reprieve only if the store that made it " \
+      "written (from clean) left at least this many ways of its set holding written data, itself "  \
+      "included (1: every written line the hash picks)")                                        \
     X(set_hash, CFG_ENUM, 0, 0, SETHASH_MIX, &sethash_enum,                                  \
       "set index: mix (a hash of each line) or stripe (consecutive lines in consecutive sets within "             \
       "hash_chunk runs); the home partition is home_hash's")                                                \

@@ -74,20 +74,26 @@ static uint32_t l2_path_written_back(const struct l2 *l, const struct l2_cache *
     return l2_home(l, l2_blk_tag(g, b, w)) == (unsigned)(c - l->part) ? l2_path_dirty_bytes(l, g, b, w) : 0;
 }
 
-/* Way w of block b (cache c) takes the written sectors `mask`.  With
- * dirty_ways > 0, when that makes one more way of the set hold written
- * data and the set then holds more than dirty_ways of them, the least
- * recently used of the others is written back and stays, clean. */
+/* Way w of block b (cache c) takes the written sectors `mask`.  When that
+ * makes one more way of the set hold written data: with
+ * written_reprieve_pct, the line earns the reprieve if the hash picks it
+ * (l2_reprieved) and the set now holds at least reprieve_min_ways written
+ * ways; with dirty_ways, if the set now holds more than dirty_ways of
+ * them, the least recently used of the others is written back and stays,
+ * clean. */
 L2_PATH_FN void l2_path_mark_written(const struct l2 *l, const struct l2_cache *c, const struct l2_geom g,
                                      unsigned char *b, unsigned w, uint8_t mask, struct l2_outcome *out)
 {
     uint8_t *dirty = l2_blk_dirty(g, b, w);
     const uint8_t was = *dirty;
     *dirty |= mask;
-    if (!l->cfg.dirty_ways || was)
+    if (was || !(l->cfg.dirty_ways || l->reprieve_cut))
         return;
     const uint32_t ways = l2_blk_dirty_ways(g, b);
-    if ((uint32_t)l2_popcount32(ways) <= l->cfg.dirty_ways)
+    const uint32_t n = (uint32_t)l2_popcount32(ways);
+    if (l->reprieve_cut)
+        l2_blk_set_earned(g, b, w, n >= l->cfg.reprieve_min_ways && l2_reprieved(l, l2_blk_tag(g, b, w)));
+    if (!l->cfg.dirty_ways || n <= l->cfg.dirty_ways)
         return;
     const unsigned old = l2_cache_lru(g, b + g.off_rank, ways & ~(UINT32_C(1) << w));
     out->dram_wr += l2_path_written_back(l, c, g, b, old);
@@ -95,17 +101,17 @@ L2_PATH_FN void l2_path_mark_written(const struct l2 *l, const struct l2_cache *
 }
 
 /* written_reprieve_pct > 0: victim w holds written data (a dirty line, or
- * a copy a store wrote).  While the victim is one of the lines the hash
- * picks (l2_reprieved), it is written back and stays, as its set's most
- * recent line, clean, and the fill takes the next victim (every way tried
- * at most once).  Returns the victim; every write-back is counted, a
+ * a copy a store wrote).  While the victim's written data earned the
+ * reprieve (l2_path_mark_written), it is written back and stays, as its
+ * set's most recent line, clean, and the fill takes the next victim (every
+ * way tried at most once).  Returns the victim; every write-back is counted, a
  * copy's as none. */
 static __attribute__((noinline)) unsigned l2_path_reprieve(const struct l2 *l, const struct l2_cache *c,
                                                             const struct l2_geom g, uint32_t set, unsigned char *b,
                                                             uint64_t tag, enum l2_class cls, int sfirst, unsigned w,
                                                             struct l2_outcome *out)
 {
-    for (unsigned k = 0; k < g.ways && b[g.off_dirty + w] && l2_reprieved(l, l2_blk_tag(g, b, w)); k++) {
+    for (unsigned k = 0; k < g.ways && b[g.off_dirty + w] && l2_blk_earned(g, b, w); k++) {
         out->dram_wr += l2_path_written_back(l, c, g, b, w);
         b[g.off_dirty + w] = 0;
         l2_blk_touch(g, b, w);
@@ -119,12 +125,12 @@ static __attribute__((noinline)) unsigned l2_path_reprieve(const struct l2 *l, c
 /* Chooses a victim in `set` of `c` (block b) for a fill (sfirst: an
  * evict_first store's, see l2_blk_victim), writes back its dirty sectors,
  * installs `tag`; returns its way.  With written_reprieve_pct a victim
- * that holds written data and is one of the lines the hash picks
- * (l2_reprieved) is written back and stays, as its set's most recent
- * line, clean, and the fill takes the next victim (measured: a working set
- * read after stores keeps less than after loads, the stored lines outlast
- * it, a third read finds it whole, and a small working set keeps all of
- * it: rows B33-B57). */
+ * whose written data earned the reprieve (l2_path_mark_written) is
+ * written back and stays, as its set's most recent line, clean, and the
+ * fill takes the next victim (measured: a working set read after stores
+ * keeps less than after loads, the stored lines outlast it, a third read
+ * finds it whole, and a small working set keeps all of it: rows B33-B57;
+ * a few stored lines cost it less than their share: B74-B78). */
 L2_PATH_FN unsigned l2_path_fill_line(struct l2 *l, const struct l2_cache *c, const struct l2_geom g, uint32_t set,
                                       unsigned char *b, uint64_t tag, enum l2_class cls, int sfirst,
                                       struct l2_outcome *out)

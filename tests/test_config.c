@@ -53,6 +53,7 @@ START_TEST(defaults_valid)
     ck_assert_uint_eq(c.far_part_refresh, 0);
     ck_assert_uint_eq(c.written_reprieve_pct, 0);
     ck_assert_uint_eq(c.dirty_ways, 0);
+    ck_assert_uint_eq(c.reprieve_min_ways, 1);
     ck_assert_uint_eq(c.set_hash, SETHASH_MIX);
     ck_assert_uint_eq(c.home_hash, HOMEHASH_MIX);
     ck_assert_uint_eq(c.setaside, 9830400);      /* 3/16 of L2 */
@@ -116,6 +117,7 @@ START_TEST(file_errors_name_line)
     expect_load_error("written_reprieve_pct = 101\n", 1, "out of range");
     expect_load_error("written_reprieve = 1\n", 1, "unknown config key 'written_reprieve'");
     expect_load_error("dirty_ways = 33\n", 1, "out of range");
+    expect_load_error("reprieve_min_ways = 0\n", 1, "out of range");
     expect_load_error("hash_seed = 4294967296\n", 1, "out of range");
     expect_load_error("quota_sets = 1024\n", 1, "quota_sets = 1024 is out of range [1, 512]");
     expect_load_error("queue_sets = 0\n", 1, "queue_sets = 0 is out of range [1, 512]");

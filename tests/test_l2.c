@@ -932,6 +932,41 @@ START_TEST(written_reprieve_keeps_written)
 }
 END_TEST
 
+/* reprieve_min_ways: a line earns the reprieve only if the store that made
+ * it written left at least that many written ways in its set; one
+ * written alone goes when it is the victim, one written beside another
+ * stays (written back either way), and the fill takes the next victim
+ * after it.  With 1, both stay. */
+START_TEST(reprieve_min_ways_earned_at_write)
+{
+    for (int min = 1; min <= 2; min++) {
+        struct l2 l;
+        char key[32];
+        snprintf(key, sizeof key, "reprieve_min_ways=%d", min);
+        const char *extra[] = {"written_reprieve_pct=100", key, NULL};
+        tiny(&l, 1, extra);
+        uint64_t v[5];
+        lines_in_set(&l, 0, -1, 5, v);
+        acc(&l, OP_WRITE, PRIO_EVICT_UNCHANGED, v[0], 0xf, 0); /* alone: one written way */
+        acc(&l, OP_WRITE, PRIO_EVICT_UNCHANGED, v[1], 0x3, 0); /* the second */
+        acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[2], 0xf, 0);
+        acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[3], 0xf, 0);
+        /* a marked line is still found by its tag */
+        ck_assert_uint_eq(acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[1], 0x3, 0).hit, 0x3);
+        acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[0], 0xf, 0);   /* ages: v[2], v[3], v[1], v[0] */
+        acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[2], 0xf, 0);   /* v[3], v[1], v[0], v[2] */
+        acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[3], 0xf, 0);   /* v[1], v[0], v[2], v[3] */
+        /* v[1] stays; v[0] stays with 1, else goes and v[2] stays */
+        struct l2_outcome o = acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[4], 0xf, 0);
+        ck_assert_uint_eq(o.dram_wr, 64 + 128);
+        ck_assert_int_ge(slot_of(&l, 0, v[1]), 0);
+        ck_assert_int_eq(slot_of(&l, 0, v[0]) >= 0, min == 1);
+        ck_assert_int_eq(slot_of(&l, 0, v[2]) >= 0, min != 1);
+        l2_free(&l);
+    }
+}
+END_TEST
+
 /* dirty_ways: a store that leaves more ways of its set holding written
  * data than dirty_ways writes back the least recently used of the others,
  * which stays, clean; a copy's is written back as nothing (its home line
@@ -1120,6 +1155,7 @@ Suite *l2_suite(void)
     tcase_add_test(tc, near_sector_miss_refreshes_copy);
     tcase_add_test(tc, far_part_refresh_home);
     tcase_add_test(tc, written_reprieve_keeps_written);
+    tcase_add_test(tc, reprieve_min_ways_earned_at_write);
     tcase_add_test(tc, written_reprieve_share);
     tcase_add_test(tc, dirty_ways_writes_back_oldest);
     tcase_add_test(tc, store_drops_far_copy);
