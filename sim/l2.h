@@ -35,10 +35,11 @@
  *    next victim (l2_path_fill_line).  A line earns it when a store makes
  *    it written (from clean), if it is one of the written_reprieve_pct
  *    percent of lines that a hash picks (l2_reprieved) and its set then
- *    holds at least reprieve_min_ways written ways.  With dirty_ways > 0 a store that leaves
- *    more than dirty_ways ways of its set holding written data writes back
- *    the least recently used of the others, which stays, clean
- *    (l2_path_mark_written; a copy's mark ends without a write-back).
+ *    holds at least reprieve_min_ways written ways.  With dirty_ways > 0
+ *    a store that leaves more than dirty_ways ways of its set holding
+ *    written data writes back the least recently used of the others, which
+ *    stays, clean (l2_path_mark_written; a copy's mark ends without a
+ *    write-back).
  *  - Prefetch fills the home partition only.  applypriority (demote
  *    evict_last to normal) and discard (drop without write-back) act where
  *    the request goes: the issuing SM's near partition and the home
