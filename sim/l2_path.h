@@ -74,15 +74,16 @@ static uint32_t l2_path_written_back(const struct l2 *l, const struct l2_cache *
     return l2_home(l, l2_blk_tag(g, b, w)) == (unsigned)(c - l->part) ? l2_path_dirty_bytes(l, g, b, w) : 0;
 }
 
-/* Way w of block b (cache c) takes the written sectors `mask`.  When that
- * makes one more way of the set hold written data: with
- * written_reprieve_pct, the line earns the reprieve if the hash picks it
- * (l2_reprieved) and the set now holds at least reprieve_min_ways written
- * ways; with dirty_ways, if the set now holds more than dirty_ways of
- * them, the least recently used of the others is written back and stays,
- * clean. */
+/* Way w of block b (cache c), which holds `line`, takes the written
+ * sectors `mask`.  When that makes one more way of the set hold written
+ * data: with written_reprieve_pct, the line earns the reprieve if the hash
+ * picks it (l2_reprieved) and the set now holds at least reprieve_min_ways
+ * written ways; with dirty_ways, if the set now holds more than dirty_ways
+ * of them, the least recently used of the others is written back and
+ * stays, clean. */
 L2_PATH_FN void l2_path_mark_written(const struct l2 *l, const struct l2_cache *c, const struct l2_geom g,
-                                     unsigned char *b, unsigned w, uint8_t mask, struct l2_outcome *out)
+                                     unsigned char *b, unsigned w, uint64_t line, uint8_t mask,
+                                     struct l2_outcome *out)
 {
     uint8_t *dirty = l2_blk_dirty(g, b, w);
     const uint8_t was = *dirty;
@@ -92,7 +93,7 @@ L2_PATH_FN void l2_path_mark_written(const struct l2 *l, const struct l2_cache *
     const uint32_t ways = l2_blk_dirty_ways(g, b);
     const uint32_t n = (uint32_t)l2_popcount32(ways);
     if (l->reprieve_cut)
-        l2_blk_set_earned(g, b, w, n >= l->cfg.reprieve_min_ways && l2_reprieved(l, l2_blk_tag(g, b, w)));
+        l2_blk_set_earned(g, b, w, n >= l->cfg.reprieve_min_ways && l2_reprieved(l, line));
     if (!l->cfg.dirty_ways || n <= l->cfg.dirty_ways)
         return;
     const unsigned old = l2_cache_lru(g, b + g.off_rank, ways & ~(UINT32_C(1) << w));
@@ -267,7 +268,7 @@ L2_PATH_FN void l2_path_access(struct l2 *l, const struct l2_geom g, enum l2_op 
             *l2_blk_valid(g, hb, (unsigned)w) |= mask;
             if (sfirst)
                 l2_blk_mark_sfirst(hc, g, hb, (unsigned)w);
-            l2_path_mark_written(l, hc, g, hb, (unsigned)w, mask, out);
+            l2_path_mark_written(l, hc, g, hb, (unsigned)w, line, mask, out);
         }
         if (near == home)
             out->near_hit = out->hit;
@@ -281,7 +282,7 @@ L2_PATH_FN void l2_path_access(struct l2 *l, const struct l2_geom g, enum l2_op 
             }
             cw = (int)l2_path_copy(l, nc, g, set, nb, cw, line, CLS_NORMAL, mask, out);
             if (l->cfg.written_reprieve_pct) /* the copy holds written data (never written back) */
-                l2_path_mark_written(l, nc, g, nb, (unsigned)cw, mask, out);
+                l2_path_mark_written(l, nc, g, nb, (unsigned)cw, line, mask, out);
         }
         for (unsigned p = 0; p < l->nparts; p++) {
             if (p == home || (copy && p == near))

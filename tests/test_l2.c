@@ -951,8 +951,9 @@ START_TEST(reprieve_min_ways_earned_at_write)
         acc(&l, OP_WRITE, PRIO_EVICT_UNCHANGED, v[1], 0x3, 0); /* the second */
         acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[2], 0xf, 0);
         acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[3], 0xf, 0);
-        /* a marked line is still found by its tag */
+        /* a marked line is still found by its tag, and its tag reads back whole */
         ck_assert_uint_eq(acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[1], 0x3, 0).hit, 0x3);
+        ck_assert_uint_eq(l2_cache_tag(&l.part[0], resident(&l, 0, v[1])), v[1]);
         acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[0], 0xf, 0);   /* ages: v[2], v[3], v[1], v[0] */
         acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[2], 0xf, 0);   /* v[3], v[1], v[0], v[2] */
         acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[3], 0xf, 0);   /* v[1], v[0], v[2], v[3] */
