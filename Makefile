@@ -79,8 +79,9 @@ $(BUILD)/unit: $(TEST_SRC) tests/*.h $(BUILD)/libl2sim.a
 	$(CC) $(CFLAGS) -Wno-missing-prototypes $(CHECK_CFLAGS) -Isim -o $@ $(TEST_SRC) $(BUILD)/libl2sim.a \
 	    $(LDSAN) $(CHECK_LIBS) $(LDLIBS)
 
+# the sanitizers run the suite several times slower: Check's timeouts x 4
 unit: $(BUILD)/unit $(BUILD)/l2sim $(BUILD)/scengen
-	L2SIM=$(BUILD)/l2sim $(BUILD)/unit
+	CK_TIMEOUT_MULTIPLIER=$${CK_TIMEOUT_MULTIPLIER:-$(if $(SANITIZER),4,1)} L2SIM=$(BUILD)/l2sim $(BUILD)/unit
 
 golden: $(BUILD)/l2sim
 	tests/golden.sh $(BUILD)/l2sim
