@@ -156,7 +156,8 @@ NVCC ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/de
 hwprobe:
 	@if [ -n "$(NVCC)" ]; then mkdir -p $(BUILD) && \
 	    $(NVCC) -O3 -std=c++17 -arch=$${HWPROBE_ARCH:-sm_90} -o $(BUILD)/hwprobe tools/hwprobe/hwprobe.cu && \
-	    echo "built $(BUILD)/hwprobe"; \
+	    $(NVCC) -O3 -std=c++17 -arch=$${HWPROBE_ARCH:-sm_90} -o $(BUILD)/smpart tools/hwprobe/smpart.cu && \
+	    echo "built $(BUILD)/hwprobe and $(BUILD)/smpart"; \
 	else echo "hwprobe: no nvcc found; nothing built"; fi
 
 # ---- l2trace: the capture tool (tools/l2trace/README.md) -------------------

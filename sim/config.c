@@ -79,8 +79,9 @@ static int set_value(struct l2_config *c, const struct cfg_key *k, const char *v
         memcpy(base, &d, sizeof d);
         return 0;
     case CFG_STR:
-        if (n == 0 || n >= 64)
-            return l2_fail(e, "%s must be 1 to 63 characters", k->name);
+        if (n < k->min || n > k->max)
+            return l2_fail(e, "%s must be %llu to %llu characters", k->name, (unsigned long long)k->min,
+                           (unsigned long long)k->max);
         if (l2_text_bad_at(v, n) < n)
             return l2_fail(e, "%s holds a control byte or invalid UTF-8", k->name);
         memcpy(base, v, n);
@@ -242,6 +243,18 @@ int l2_config_check(const struct l2_config *c, l2_err *e)
     if (c->setaside_floor_ways > c->ways)
         return l2_fail(e, "setaside_floor_ways = %llu exceeds ways = %llu",
                        (unsigned long long)c->setaside_floor_ways, (unsigned long long)c->ways);
+    if (c->sm_map == SMMAP_TABLE) {
+        size_t n = strlen(c->sm_parts);
+        if (n != c->sms)
+            return l2_fail(e, "sm_parts has %zu digits, sms = %llu (sm_map = table: one per SM)", n,
+                           (unsigned long long)c->sms);
+        for (size_t s = 0; s < n; s++) {
+            int p = l2_config_sm_part(c, s);
+            if (p < 0 || (uint64_t)p >= c->partitions)
+                return l2_fail(e, "sm_parts: SM %zu's digit '%c' is not a partition (0 to %llu)", s, c->sm_parts[s],
+                               (unsigned long long)c->partitions - 1);
+        }
+    }
     return 0;
 }
 
@@ -309,7 +322,7 @@ const char *l2_config_entry_json(const struct l2_config *c, size_t i, const char
 
 void l2_config_print(const struct l2_config *c, FILE *f, const char *prefix)
 {
-    char buf[80];
+    char buf[L2_CFG_STR_LEN];
     for (size_t k = 0; k < NKEYS; k++)
         fprintf(f, "%s%-20s = %s\n", prefix, keys[k].name, key_value(c, &keys[k], buf, sizeof buf));
 }
@@ -317,7 +330,7 @@ void l2_config_print(const struct l2_config *c, FILE *f, const char *prefix)
 void l2_config_help(FILE *f)
 {
     struct l2_config d;
-    char buf[80];
+    char buf[L2_CFG_STR_LEN];
     l2_config_defaults(&d);
     for (size_t k = 0; k < NKEYS; k++) {
         fprintf(f, "  %-20s %s (default %s)\n", keys[k].name, keys[k].help,

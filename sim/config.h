@@ -17,6 +17,9 @@
 
 enum cfg_type { CFG_BYTES, CFG_UINT, CFG_DOUBLE, CFG_STR, CFG_ENUM };
 
+/* Room for a text value (CFG_STR): at most L2_CFG_STR_LEN - 1 characters. */
+#define L2_CFG_STR_LEN 256
+
 /* Set-index hash functions (see l2.c). */
 #define L2_SETHASH_LIST(X) X(SETHASH_MIX, "mix") X(SETHASH_STRIPE, "stripe")
 enum l2_sethash { L2_SETHASH_LIST(L2_X_ENUM) L2_NSETHASH };
@@ -26,16 +29,16 @@ enum l2_sethash { L2_SETHASH_LIST(L2_X_ENUM) L2_NSETHASH };
 enum l2_homehash { L2_HOMEHASH_LIST(L2_X_ENUM) L2_NHOMEHASH };
 
 /* SM to partition maps (see l2.c). */
-#define L2_SMMAP_LIST(X) X(SMMAP_MOD, "mod") X(SMMAP_HALF, "half")
+#define L2_SMMAP_LIST(X) X(SMMAP_MOD, "mod") X(SMMAP_HALF, "half") X(SMMAP_TABLE, "table")
 enum l2_smmap { L2_SMMAP_LIST(L2_X_ENUM) L2_NSMMAP };
 
 /*
  * X(field, type, min, max, default, enum_names, help)
- * For CFG_STR the default is a string; for CFG_ENUM min/max are unused and
- * enum_names is the name table.
+ * For CFG_STR the default is a string and min/max bound its length; for
+ * CFG_ENUM min/max are unused and enum_names is the name table.
  */
 #define L2_CONFIG_KEYS(X)                                                                       \
-    X(name, CFG_STR, 0, 0, "H100 SXM5 80GB (built-in defaults)", NULL, "GPU name shown in reports")          \
+    X(name, CFG_STR, 1, 63, "H100 SXM5 80GB (built-in defaults)", NULL, "GPU name shown in reports")         \
     X(l2_size, CFG_BYTES, 128, 1ULL << 32, 50ULL << 20, NULL,                                 \
       "total L2 capacity (all partitions, at most 4 GiB); need not be a power of two")         \
     X(line_size, CFG_BYTES, 32, 1024, 128, NULL, "cache line size, a power of two")             \
@@ -45,7 +48,10 @@ enum l2_smmap { L2_SMMAP_LIST(L2_X_ENUM) L2_NSMMAP };
     X(partitions, CFG_UINT, 1, 16, 2, NULL, "L2 partitions; each holds l2_size/partitions")     \
     X(sms, CFG_UINT, 1, 4096, 132, NULL, "number of SMs (sm=N in traces must be below it)")    \
     X(sm_map, CFG_ENUM, 0, 0, SMMAP_MOD, &smmap_enum,                                       \
-      "SM to partition: mod (sm mod partitions) or half (consecutive halves)")                   \
+      "SM to partition: mod (sm mod partitions), half (consecutive halves) or table (sm_parts)")  \
+    X(sm_parts, CFG_STR, 1, L2_CFG_STR_LEN - 1, "0", NULL,                                    \
+      "with sm_map = table, the partition of each SM: one hexadecimal digit per SM, sms of them " \
+      "(measured with tools/hwprobe/smpart.cu; it differs from board to board)")               \
     X(far_copy, CFG_UINT, 0, 1, 1, NULL,                                                        \
       "1: a load served by the far (home) partition leaves a copy in the near one")             \
     X(far_part_refresh, CFG_UINT, 0, 1, 0, NULL,                                                \
@@ -138,7 +144,7 @@ struct l2_config {
 #define L2_X_FIELD_CFG_BYTES(f) uint64_t f;
 #define L2_X_FIELD_CFG_UINT(f) uint64_t f;
 #define L2_X_FIELD_CFG_DOUBLE(f) double f;
-#define L2_X_FIELD_CFG_STR(f) char f[64];
+#define L2_X_FIELD_CFG_STR(f) char f[L2_CFG_STR_LEN];
 #define L2_X_FIELD_CFG_ENUM(f) unsigned f;
 #define L2_X_FIELD(f, t, mn, mx, def, en, help) L2_X_FIELD_##t(f)
     L2_CONFIG_KEYS(L2_X_FIELD)
@@ -164,6 +170,14 @@ static inline uint32_t l2_config_sets(const struct l2_config *c) /* per partitio
     return (uint32_t)(c->l2_size / (c->line_size * c->ways * c->partitions));
 }
 
+/* The partition sm_parts gives SM s (a hexadecimal digit), -1 when its
+ * character is not one. */
+static inline int l2_config_sm_part(const struct l2_config *c, size_t s)
+{
+    const char ch = c->sm_parts[s];
+    return ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : -1;
+}
+
 static inline uint64_t l2_config_granule(const struct l2_config *c) /* DRAM transfer unit, bytes */
 {
     return c->dram_atom > c->sector_size ? c->dram_atom : c->sector_size;
@@ -178,7 +192,7 @@ const char *l2_config_get(const struct l2_config *c, const char *key, char *buf,
  * last key. */
 const char *l2_config_entry(const struct l2_config *c, size_t i, const char **name, char *buf, size_t n);
 /* The same as a JSON value: numbers for numeric keys (byte counts as whole
- * bytes), *text = 1 for the text keys (name, sm_map, set_hash, home_hash), whose
+ * bytes), *text = 1 for the text keys (name, sm_map, sm_parts, set_hash, home_hash), whose
  * value the caller quotes. */
 const char *l2_config_entry_json(const struct l2_config *c, size_t i, const char **name, char *buf, size_t n,
                                  int *text);

@@ -63,7 +63,9 @@ int l2_init(struct l2 *l, const struct l2_config *cfg, l2_err *e)
         l->part[p].sfirst_frac = frac16(cfg->first_store_ways);
     }
     for (uint64_t s = 0; s < cfg->sms; s++) {
-        uint64_t p = cfg->sm_map == SMMAP_HALF ? s * l->nparts / cfg->sms : s % l->nparts;
+        uint64_t p = cfg->sm_map == SMMAP_TABLE  ? (uint64_t)l2_config_sm_part(cfg, s)
+                     : cfg->sm_map == SMMAP_HALF ? s * l->nparts / cfg->sms
+                                                 : s % l->nparts;
         l->sm_part[s] = (uint16_t)p;
     }
     /* DRAM bytes by missing-sector mask: the dram_atom granules touched. */

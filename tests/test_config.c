@@ -108,7 +108,7 @@ START_TEST(file_errors_name_line)
     expect_load_error("line_size = big\n", 1, "line_size");
     expect_load_error("l2_size = 40MB\n", 1, "not a byte count");
     expect_load_error("ways = 16KiB\n", 1, "ways");
-    expect_load_error("sm_map = odd\n", 1, "sm_map = 'odd' is not one of: mod, half");
+    expect_load_error("sm_map = odd\n", 1, "sm_map = 'odd' is not one of: mod, half, table");
     expect_load_error("home_hash = even\n", 1, "home_hash = 'even' is not one of: mix, balanced");
     expect_load_error("ways 16\n", 1, "expected 'key = value'");
     expect_load_error("ways =\n", 1, "ways has no value");
@@ -233,6 +233,15 @@ START_TEST(check_relations)
     expect_check_error((const char *[]){"ways=8", "l2_size=48MiB", "first_max=9", NULL}, "first_max = 9 exceeds ways = 8");
     expect_check_ok((const char *[]){"ways=8", "l2_size=48MiB", "first_max=8", "first_grow=1", NULL});
     expect_check_ok((const char *[]){"setaside=32768000", NULL});
+    /* sm_map = table: one partition digit per SM, each below partitions */
+    expect_check_ok((const char *[]){"sms=4", "sm_map=table", "sm_parts=0110", NULL});
+    expect_check_ok((const char *[]){"sms=4", "sm_parts=01", NULL}); /* not read without the table */
+    expect_check_error((const char *[]){"sms=4", "sm_map=table", "sm_parts=011", NULL},
+                       "sm_parts has 3 digits, sms = 4");
+    expect_check_error((const char *[]){"sms=4", "sm_map=table", "sm_parts=0120", NULL},
+                       "sm_parts: SM 2's digit '2' is not a partition (0 to 1)");
+    expect_check_error((const char *[]){"sms=4", "sm_map=table", "sm_parts=01x0", NULL}, "SM 2's digit 'x'");
+    expect_check_error((const char *[]){"sms=132", "sm_map=table", NULL}, "sm_parts has 1 digits, sms = 132");
 }
 END_TEST
 

@@ -1123,6 +1123,12 @@ START_TEST(sm_map_half)
     for (int s = 0; s < 8; s++)
         ck_assert_uint_eq(l.sm_part[s], (unsigned)s % 2);
     l2_free(&l);
+    /* a measured map: each SM's own digit */
+    const char *extra3[] = {"sms=8", "sm_map=table", "sm_parts=00111001", NULL};
+    tiny(&l, 2, extra3);
+    for (int s = 0; s < 8; s++)
+        ck_assert_uint_eq(l.sm_part[s], (unsigned)("00111001"[s] - '0'));
+    l2_free(&l);
 }
 END_TEST
 

@@ -45,6 +45,15 @@ START_TEST(scengen_kernels)
              "END { k = 0; for (x in sm) k++; printf \"%%d %%d %%d%%s\", n, k, odd, s }'",
              g);
     ck_assert_str_eq(sh_line(cmd), "32768 66 0 0x7e0100002000 0x7e0100084000");
+    /* --block-order measured: the 66 blocks on 66 SMs in the block
+     * scheduler's order (blocks 0, 1 and 8, records 1, 2 and 9, on SMs 128,
+     * 129 and 0) */
+    snprintf(cmd, sizeof cmd,
+             "%s --jitter 0 --block-spread 0 --block-order measured --steps 'B:16:ld:plain@g66*' | awk '/^R / { n++; "
+             "split($4, a, \"=\"); sm[a[2]]++; if (n == 1 || n == 2 || n == 9) f = f \" \" a[2] } "
+             "END { k = 0; for (x in sm) k++; printf \"%%d %%d%%s\", n, k, f }'",
+             g);
+    ck_assert_str_eq(sh_line(cmd), "32768 66 128 129 0");
     /* block by block (the default spread): a block's 16 warp instructions
      * come together, block 0's (its first 8 KiB) then block 1's */
     snprintf(cmd, sizeof cmd,

@@ -16,7 +16,8 @@
  *   ld/st/rmw/rld: grid-stride; in iteration i block b covers the 8 KiB at
  *     base + (i*G + b)*8192, warp w the 512 bytes at +w*512 of that: one
  *     record "R ADDR 512 [TAG] sm=S" (S: block_sm, b mod 132, or b*132/G
- *     when G < 132).  rmw emits R then W for each warp instruction; rld
+ *     when G < 132; with --block-order measured, the SM the GPUs' block
+ *     scheduler gives block b).  rmw emits R then W for each warp instruction; rld
  *     reads chunk mix32(k) mod (bytes/512) with k = (i*G + b)*16 + w.
  *   discard/prefetch/applypriority: one instruction per 128-byte line, G*512
  *     threads grid-stride; one record of 4096 bytes per warp at
@@ -849,10 +850,46 @@ static int cmp_winst(const void *x, const void *y)
     return a->b < b->b ? -1 : a->b > b->b;
 }
 
-/* The SM of block b of a grid: round robin, and a grid smaller than the
- * GPU spread over all of it (the block scheduler fills SMs breadth first). */
+/* The SM of each of the first 528 blocks of a launch, as the H100's and the
+ * H200's block scheduler place them (the same in every launch of a
+ * 528-block grid, tools/hwprobe/results/2026-11-27-{h100,h200}-block-sm.csv:
+ * two SMs of a TPC at a time, from GPC to GPC). */
+static const unsigned char hw_block_sm[528] = {
+    128, 129, 130, 131, 124, 125, 126, 127, 0, 1, 16, 17, 32, 33, 48, 49, 2, 3, 18, 19, 34, 35,
+    50, 51, 64, 65, 78, 79, 92, 93, 106, 107, 4, 5, 20, 21, 36, 37, 52, 53, 66, 67, 80, 81,
+    94, 95, 108, 109, 6, 7, 22, 23, 38, 39, 54, 55, 68, 69, 82, 83, 96, 97, 110, 111, 8, 9,
+    24, 25, 40, 41, 56, 57, 70, 71, 84, 85, 98, 99, 112, 113, 128, 129, 130, 131, 124, 125, 126, 127,
+    10, 11, 26, 27, 42, 43, 58, 59, 72, 73, 86, 87, 100, 101, 114, 115, 12, 13, 28, 29, 44, 45,
+    60, 61, 74, 75, 88, 89, 102, 103, 116, 117, 120, 121, 14, 15, 30, 31, 46, 47, 62, 63, 76, 77,
+    90, 91, 104, 105, 118, 119, 122, 123, 0, 1, 16, 17, 32, 33, 48, 49, 2, 3, 18, 19, 34, 35,
+    50, 51, 64, 65, 78, 79, 92, 93, 106, 107, 4, 5, 20, 21, 36, 37, 52, 53, 66, 67, 80, 81,
+    94, 95, 108, 109, 128, 129, 130, 131, 124, 125, 126, 127, 6, 7, 22, 23, 38, 39, 54, 55, 68, 69,
+    82, 83, 96, 97, 110, 111, 8, 9, 24, 25, 40, 41, 56, 57, 70, 71, 84, 85, 98, 99, 112, 113,
+    10, 11, 26, 27, 42, 43, 58, 59, 72, 73, 86, 87, 100, 101, 114, 115, 12, 13, 28, 29, 44, 45,
+    60, 61, 74, 75, 88, 89, 102, 103, 116, 117, 120, 121, 14, 15, 30, 31, 46, 47, 62, 63, 76, 77,
+    90, 91, 104, 105, 118, 119, 122, 123, 0, 1, 16, 17, 32, 33, 48, 49, 128, 129, 130, 131, 124, 125,
+    126, 127, 2, 3, 18, 19, 34, 35, 50, 51, 64, 65, 78, 79, 92, 93, 106, 107, 4, 5, 20, 21,
+    36, 37, 52, 53, 66, 67, 80, 81, 94, 95, 108, 109, 6, 7, 22, 23, 38, 39, 54, 55, 68, 69,
+    82, 83, 96, 97, 110, 111, 8, 9, 24, 25, 40, 41, 56, 57, 70, 71, 84, 85, 98, 99, 112, 113,
+    10, 11, 26, 27, 42, 43, 58, 59, 72, 73, 86, 87, 100, 101, 114, 115, 12, 13, 28, 29, 44, 45,
+    60, 61, 74, 75, 88, 89, 102, 103, 116, 117, 120, 121, 14, 15, 30, 31, 46, 47, 62, 63, 76, 77,
+    90, 91, 104, 105, 118, 119, 122, 123, 0, 1, 16, 17, 32, 33, 48, 49, 2, 3, 18, 19, 34, 35,
+    50, 51, 64, 65, 78, 79, 92, 93, 106, 107, 4, 5, 20, 21, 36, 37, 52, 53, 66, 67, 80, 81,
+    94, 95, 108, 109, 6, 7, 22, 23, 38, 39, 54, 55, 68, 69, 82, 83, 96, 97, 110, 111, 8, 9,
+    24, 25, 40, 41, 56, 57, 70, 71, 84, 85, 98, 99, 112, 113, 10, 11, 26, 27, 42, 43, 58, 59,
+    72, 73, 86, 87, 100, 101, 114, 115, 12, 13, 28, 29, 44, 45, 60, 61, 74, 75, 88, 89, 102, 103,
+    116, 117, 120, 121, 14, 15, 30, 31, 46, 47, 62, 63, 76, 77, 90, 91, 104, 105, 118, 119, 122, 123,
+};
+
+static int block_order_measured; /* --block-order measured */
+
+/* The SM of block b of a grid: by default round robin, and a grid smaller
+ * than the GPU spread over all of it; with --block-order measured, the
+ * measured order (beyond its 528 blocks, round robin). */
 static unsigned block_sm(unsigned b, unsigned grid)
 {
+    if (block_order_measured)
+        return b < L2_ARRAY_LEN(hw_block_sm) ? hw_block_sm[b] : b % NSMS;
     return grid < NSMS ? b * NSMS / grid : b % NSMS;
 }
 
@@ -1298,6 +1335,11 @@ static void usage(FILE *out)
           "                   block b at N x b / G iterations after block 0's\n"
           "                   (default 2, fitted; 0: warp instructions of all blocks\n"
           "                   at once)\n"
+          "  --block-order O  the SM of each block: rr (default: block b on SM b mod\n"
+          "                   132, a grid G < 132 on SMs b x 132 / G) or measured (the\n"
+          "                   order the H100's and H200's block scheduler uses: blocks\n"
+          "                   0-7 on SMs 128-131, 124-127, then two SMs at a time\n"
+          "                   across the GPCs; for configurations whose sm_map = table)\n"
           "  -h, --help       this text\n"
           "\n"
           "Steps (exactly one kernel step ends in '*': the measured kernel):\n"
@@ -1376,6 +1418,10 @@ int main(int argc, char **argv)
             jitter_sd = iterations("--jitter", v);
         } else if (optval(argc, argv, &i, "--block-spread", &v)) {
             block_spread = iterations("--block-spread", v);
+        } else if (optval(argc, argv, &i, "--block-order", &v)) {
+            if (strcmp(v, "rr") && strcmp(v, "measured"))
+                die("--block-order", "\"%s\" is not rr or measured", v);
+            block_order_measured = !strcmp(v, "measured");
         } else if (optval(argc, argv, &i, "--store-jitter", &v)) {
             store_jitter_sd = iterations("--store-jitter", v);
         } else {
