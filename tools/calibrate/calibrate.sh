@@ -20,7 +20,9 @@
 # (placement families, see family() below and calibration/h100/placement.md)
 # are also compared by their means: the GPU's L2 hashes physical addresses,
 # which a trace does not hold, so a model can give the mean over placements.
-# Extra l2sim options can be passed in L2SIM_OPTS (e.g. "--set far_copy=0").
+# Extra l2sim options can be passed in L2SIM_OPTS (e.g. "--set far_copy=0"),
+# extra scengen options in SCENGEN_OPTS; with sm_map = table (the measured
+# SM map, in CONFIG or L2SIM_OPTS) scengen gets --block-order measured.
 set -eu
 build=${1:-build}
 config=${2:-configs/h100.cfg}
@@ -30,6 +32,11 @@ config=${2:-configs/h100.cfg}
 jobs=${JOBS:-2}
 # a row's set-aside `max` is the configuration's setaside_max
 smax=$(awk '$1 == "setaside_max" { print $3 }' "$config")
+# a configuration with the measured SM map (sm_map = table, in the file or
+# in L2SIM_OPTS) takes the measured block order, as on the GPU
+border=$(awk '$1 == "sm_map" { m = $3 } END { print m }' "$config")
+case " ${L2SIM_OPTS:-} " in *sm_map=table*) border=table ;; *sm_map=*) border=other ;; esac
+[ "$border" = table ] && border="--block-order measured" || border=
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -46,7 +53,7 @@ done > "$tmp/rows"
 
 run_row() {
     csv=$1 id=$2
-    if ! "$build/scengen" ${smax:+--setaside-max "$smax"} ${SCENGEN_OPTS:-} --csv "$csv" --row "$id" |
+    if ! "$build/scengen" ${smax:+--setaside-max "$smax"} $border ${SCENGEN_OPTS:-} --csv "$csv" --row "$id" |
         "$build/l2sim" run --config "$config" ${L2SIM_OPTS:-} --csv - > "$tmp/$id.csv" 2> "$tmp/$id.err"; then
         echo "calibrate: row $id failed: $(cat "$tmp/$id.err")" >&2
         return 1
