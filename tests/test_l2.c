@@ -1110,7 +1110,7 @@ START_TEST(prefetch_home_only)
 }
 END_TEST
 
-START_TEST(sm_map_half)
+START_TEST(sm_maps)
 {
     struct l2 l;
     const char *extra[] = {"sms=8", "sm_map=half", NULL};
@@ -1169,7 +1169,7 @@ Suite *l2_suite(void)
     tcase_add_test(tc, far_store_copies_near);
     tcase_add_test(tc, granules_fill_and_move);
     tcase_add_test(tc, prefetch_home_only);
-    tcase_add_test(tc, sm_map_half);
+    tcase_add_test(tc, sm_maps);
     suite_add_tcase(s, tc);
     return s;
 }

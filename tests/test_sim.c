@@ -599,7 +599,6 @@ Suite *sim_suite(void)
     tcase_add_test(tc, tags_defined_midway);
     suite_add_tcase(s, tc);
     tc = tcase_create("resolver");
-    tcase_set_timeout(tc, 60); /* 3000 events one by one under the sanitizers on a loaded machine: over 4 s */
     tcase_add_test(tc, window_scope);
     tcase_add_test(tc, window_streams);
     tcase_add_test(tc, window_share);
