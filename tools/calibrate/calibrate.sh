@@ -34,9 +34,10 @@ jobs=${JOBS:-2}
 smax=$(awk '$1 == "setaside_max" { print $3 }' "$config")
 # a configuration with the measured SM map (sm_map = table, in the file or
 # in L2SIM_OPTS) takes the measured block order, as on the GPU
-border=$(awk '$1 == "sm_map" { m = $3 } END { print m }' "$config")
-case " ${L2SIM_OPTS:-} " in *sm_map=table*) border=table ;; *sm_map=*) border=other ;; esac
-[ "$border" = table ] && border="--block-order measured" || border=
+smap=$(awk '$1 == "sm_map" { m = $3 } END { print m }' "$config")
+case " ${L2SIM_OPTS:-} " in *sm_map=table*) smap=table ;; *sm_map=*) smap=other ;; esac
+order=
+if [ "$smap" = table ]; then order="--block-order measured"; fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -53,7 +54,7 @@ done > "$tmp/rows"
 
 run_row() {
     csv=$1 id=$2
-    if ! "$build/scengen" ${smax:+--setaside-max "$smax"} $border ${SCENGEN_OPTS:-} --csv "$csv" --row "$id" |
+    if ! "$build/scengen" ${smax:+--setaside-max "$smax"} $order ${SCENGEN_OPTS:-} --csv "$csv" --row "$id" |
         "$build/l2sim" run --config "$config" ${L2SIM_OPTS:-} --csv - > "$tmp/$id.csv" 2> "$tmp/$id.err"; then
         echo "calibrate: row $id failed: $(cat "$tmp/$id.err")" >&2
         return 1

@@ -20,7 +20,7 @@
 #include <vector>
 
 constexpr int kSms = 132;
-constexpr int kLines = 1024;  // per set
+constexpr int kLines = 1024;  // per chain
 constexpr size_t kLine = 128;
 
 #define CK(x)                                                                        \
@@ -54,7 +54,7 @@ __global__ void sweep(const uint4* p, size_t n, unsigned* sink) {
   if ((a.x ^ a.y ^ a.z ^ a.w) == 0x12345678u) sink[0] = 1;
 }
 
-// the first block to start on SM `ref` reads every line of every set once
+// the first block to start on SM `ref` reads every line of the buffer once
 __global__ void fill(const unsigned* buf, unsigned ref, unsigned* claim, unsigned* sink) {
   __shared__ unsigned mine;
   if (threadIdx.x == 0) mine = smid() == ref && atomicCAS(claim, 0u, 1u) == 0u;
@@ -65,8 +65,8 @@ __global__ void fill(const unsigned* buf, unsigned ref, unsigned* claim, unsigne
   if (a == 0x12345678u) sink[0] = 1;
 }
 
-// the first block to start on each SM s follows the chain of set s (each
-// line holds the index of the next line of its set): 1024 dependent loads
+// the first block to start on each SM s follows chain s (each line holds
+// the index of the next line of its chain): kLines dependent loads
 __global__ void timed(const unsigned* buf, unsigned* claim, unsigned long long* cycles, unsigned* sink) {
   if (threadIdx.x != 0) return;
   const unsigned s = smid();
@@ -81,7 +81,15 @@ __global__ void timed(const unsigned* buf, unsigned* claim, unsigned long long* 
 
 int main(int argc, char** argv) {
   std::vector<unsigned> refs;
-  for (int i = 1; i < argc; i++) refs.push_back((unsigned)atoi(argv[i]));
+  for (int i = 1; i < argc; i++) {
+    char* end;
+    const unsigned long r = strtoul(argv[i], &end, 10);
+    if (*end || end == argv[i] || r >= (unsigned long)kSms) {
+      fprintf(stderr, "smpart: reference SM '%s' is not 0 to %d\n", argv[i], kSms - 1);
+      return 2;
+    }
+    refs.push_back((unsigned)r);
+  }
   if (refs.empty()) refs.push_back(0);
   const size_t big = (size_t)256 << 20, small = (size_t)kSms * kLines * kLine;
   void *pbig, *pbuf;
@@ -108,6 +116,12 @@ int main(int argc, char** argv) {
       fill<<<4 * kSms, 256>>>((const unsigned*)pbuf, ref, claim + kSms, sink);
       timed<<<8 * kSms, 32>>>((const unsigned*)pbuf, claim, cyc, sink);
       CK(cudaDeviceSynchronize());
+      unsigned filled;
+      CK(cudaMemcpy(&filled, claim + kSms, sizeof filled, cudaMemcpyDeviceToHost));
+      if (!filled) {  // no block of the fill ran on SM ref: every load would miss
+        fprintf(stderr, "smpart: no block ran on SM %u\n", ref);
+        return 1;
+      }
       std::vector<unsigned long long> h(kSms);
       CK(cudaMemcpy(h.data(), cyc, kSms * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
       for (int s = 0; s < kSms; s++)
