@@ -149,21 +149,27 @@ static inline uint32_t assigned_tag(const struct l2_sim *s, uint32_t row, const 
     return s->buf.row[row].assign != L2_NO_ASSIGN ? s->buf.row[row].assign : ev->tag;
 }
 
-static inline void count(struct l2_counters *c, enum l2_op op, unsigned sectors, const struct l2_outcome *o,
-                         unsigned hits, unsigned miss, unsigned line_miss, unsigned merged)
+/* The sums of lines (sim_access_g): what every counter of a scope
+ * follows from. */
+struct line_sums {
+    uint64_t sectors, hits, near, lmiss, dram_rd, dram_wr, merged;
+};
+
+/* Adds the sums x of lines of an access (op: the access's) to c. */
+static inline void add_sums(struct l2_counters *c, enum l2_op op, const struct line_sums *x)
 {
-    c->merged += merged;
-    c->sectors += sectors;
-    c->sector_hits += hits;
-    c->near_hits += (unsigned)l2_popcount8(o->near_hit);
+    c->merged += x->merged;
+    c->sectors += x->sectors;
+    c->sector_hits += x->hits;
+    c->near_hits += x->near;
     if (op == OP_READ) {
-        c->read_sectors += sectors;
-        c->read_hits += hits;
+        c->read_sectors += x->sectors;
+        c->read_hits += x->hits;
     }
-    c->line_miss += line_miss;
-    c->sector_miss += miss - line_miss;
-    c->dram_rd += o->dram_rd;
-    c->dram_wr += o->dram_wr;
+    c->line_miss += x->lmiss;
+    c->sector_miss += x->sectors - x->hits - x->lmiss;
+    c->dram_rd += x->dram_rd;
+    c->dram_wr += x->dram_wr;
 }
 
 #define MAX_LINES (L2_MAX_ACCESS / 32 + 1) /* lines of an access, at most */
@@ -281,11 +287,8 @@ L2_PATH_FN int sim_access_g(struct l2_sim *s, const struct l2_geom g, const int 
     s->accesses++;
     if (!owner && !nmine)
         return 0; /* another lane's access */
-    /* a copy of a zeroed constant: GCC zeroes the struct in place with
-     * rep stos, whose start-up costs more than the copy */
-    static const struct l2_counters zero;
-    struct l2_counters acc = zero;
     struct l2_tsum ts = {0};
+    struct line_sums sums = {0}; /* of the access's lines */
 
     for (unsigned i = 0; i < nlines; i++) {
         if (!one_lane && !mine[i] && !owner)
@@ -312,15 +315,32 @@ L2_PATH_FN int sim_access_g(struct l2_sim *s, const struct l2_geom g, const int 
             l2_timing_line(&s->tm, &k->time, &ta, &ts, op, prio, line, home[i], near[i], lc->pe[i], mask, &o);
         if (op == OP_APPLY || op == OP_DISCARD)
             continue;
-        unsigned sectors = (unsigned)l2_popcount8(mask);
-        unsigned hits = (unsigned)l2_popcount8(o.hit);
-        unsigned miss = sectors - hits;
-        unsigned lmiss = (unsigned)l2_popcount8(o.line_miss);
-        count(&acc, op, sectors, &o, hits, miss, lmiss, merged);
-        count(&k->prio[prio], op, sectors, &o, hits, miss, lmiss, merged);
+        const struct line_sums x = {
+            .sectors = (unsigned)l2_popcount8(mask),
+            .hits = (unsigned)l2_popcount8(o.hit),
+            .near = (unsigned)l2_popcount8(o.near_hit),
+            .lmiss = (unsigned)l2_popcount8(o.line_miss),
+            .dram_rd = o.dram_rd,
+            .dram_wr = o.dram_wr,
+            .merged = merged,
+        };
+        sums.sectors += x.sectors;
+        sums.hits += x.hits;
+        sums.near += x.near;
+        sums.lmiss += x.lmiss;
+        sums.dram_rd += x.dram_rd;
+        sums.dram_wr += x.dram_wr;
+        sums.merged += x.merged;
+        if (!plain) /* a plain access's lines share one priority, counted once below */
+            add_sums(&k->prio[prio], op, &x);
     }
-    l2_timing_done(&s->tm, &k->time, &ta, &ts, op, acc.sectors, ev->sm >= 0 ? s->l2.sm_part[ev->sm] : 0);
-    /* the kernel's and the tag's counters take the access's sum once */
+    /* the access's counters, added once to each scope (vector adds) */
+    static const struct l2_counters zero;
+    struct l2_counters acc = zero;
+    add_sums(&acc, op, &sums);
+    l2_timing_done(&s->tm, &k->time, &ta, &ts, op, sums.sectors, ev->sm >= 0 ? s->l2.sm_part[ev->sm] : 0);
+    if (plain)
+        l2_counters_add(&k->prio[b->prio], &acc);
     l2_counters_add(&k->total, &acc);
     l2_counters_add(ct, &acc);
     if (cb)
