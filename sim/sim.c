@@ -183,7 +183,7 @@ struct loc {
     uint32_t set[MAX_LINES];
     struct l2_pending *pe[MAX_LINES]; /* the timing's entries of the sets at home */
     uint8_t mine[MAX_LINES];      /* 1: this lane simulates the line */
-    uint8_t mask[MAX_LINES];      /* the sectors of the access in the line (of the lines this lane simulates) */
+    uint8_t mask[MAX_LINES];      /* the sectors of the access in each line */
     int ok;                       /* 1: its size and its SM are valid; 0: sim_access_g checks them */
 };
 
@@ -214,10 +214,10 @@ L2_PATH_FN void locate_g(const struct l2_sim *s, const struct l2_geom g, const i
         l2_homes(l, first, nlines, lc->home);
     for (unsigned i = 0; i < nlines; i++) {
         lc->mine[i] = one_lane || lc->set[i] - s->set_lo < s->set_end - s->set_lo;
+        lc->mask[i] = full;
         if (!lc->mine[i])
             continue;
         nmine++;
-        lc->mask[i] = (uint8_t)((i == 0 ? mask0 : full) & (i == nlines - 1 ? mask1 : full));
         const unsigned home = one_lane ? lc->home[i] : l2_home(l, first + i), near = l2_near(l, sm, home);
         lc->home[i] = home;
         lc->near[i] = near;
@@ -227,6 +227,8 @@ L2_PATH_FN void locate_g(const struct l2_sim *s, const struct l2_geom g, const i
         l2_cache_prefetch_g(&l->part[near], g, lc->set[i]);
         lc->pe[i] = l2_timing_pending(&s->tm, home, lc->set[i]);
     }
+    lc->mask[0] &= mask0; /* the first and the last line hold part of the access */
+    lc->mask[nlines - 1] &= mask1;
     lc->nmine = nmine;
     lc->ok = sm == ev->sm;
 }
