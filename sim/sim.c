@@ -336,7 +336,9 @@ L2_PATH_FN int sim_access_g(struct l2_sim *s, const struct l2_geom g, const int 
         if (!plain) /* a plain access's lines share one priority, counted once below */
             add_sums(&k->prio[prio], op, &x);
     }
-    /* the access's counters, added once to each scope (vector adds) */
+    /* the access's counters, added once to each scope (vector adds); a
+     * copy of a zeroed constant: GCC zeroes the struct in place with rep
+     * stos, whose start-up costs more than the copy */
     static const struct l2_counters zero;
     struct l2_counters acc = zero;
     add_sums(&acc, op, &sums);
