@@ -155,6 +155,18 @@ struct line_sums {
     uint64_t sectors, hits, near, lmiss, dram_rd, dram_wr, merged;
 };
 
+/* Adds the sums x to a. */
+static inline void sums_add(struct line_sums *a, const struct line_sums *x)
+{
+    a->sectors += x->sectors;
+    a->hits += x->hits;
+    a->near += x->near;
+    a->lmiss += x->lmiss;
+    a->dram_rd += x->dram_rd;
+    a->dram_wr += x->dram_wr;
+    a->merged += x->merged;
+}
+
 /* Adds the sums x of lines of an access (op: the access's) to c. */
 static inline void add_sums(struct l2_counters *c, enum l2_op op, const struct line_sums *x)
 {
@@ -326,13 +338,7 @@ L2_PATH_FN int sim_access_g(struct l2_sim *s, const struct l2_geom g, const int 
             .dram_wr = o.dram_wr,
             .merged = merged,
         };
-        sums.sectors += x.sectors;
-        sums.hits += x.hits;
-        sums.near += x.near;
-        sums.lmiss += x.lmiss;
-        sums.dram_rd += x.dram_rd;
-        sums.dram_wr += x.dram_wr;
-        sums.merged += x.merged;
+        sums_add(&sums, &x);
         if (!plain) /* a plain access's lines share one priority, counted once below */
             add_sums(&k->prio[prio], op, &x);
     }
