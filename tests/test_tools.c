@@ -54,6 +54,14 @@ START_TEST(scengen_kernels)
              "END { k = 0; for (x in sm) k++; printf \"%%d %%d%%s\", n, k, f }'",
              g);
     ck_assert_str_eq(sh_line(cmd), "32768 66 128 129 0");
+    /* ... and the next launch puts the blocks of SMs 128-131 on 124-127
+     * and the other way round: block 0 on SM 124, block 4 on SM 128 */
+    snprintf(cmd, sizeof cmd,
+             "%s --jitter 0 --block-spread 0 --block-order measured --steps 'B:16:ld:plain@g8; B:16:ld:plain@g8*' | "
+             "awk '/^kernel/ { k++; n = 0 } /^R / { n++; if (n == 1 || n == 5) f = f \" \" k \":\" substr($4, 4) } "
+             "END { printf \"%%s\", f }'",
+             g);
+    ck_assert_str_eq(sh_line(cmd), " 1:128 1:124 2:124 2:128");
     /* block by block (the default spread): a block's 16 warp instructions
      * come together, block 0's (its first 8 KiB) then block 1's */
     snprintf(cmd, sizeof cmd,

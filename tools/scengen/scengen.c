@@ -17,7 +17,7 @@
  *     base + (i*G + b)*8192, warp w the 512 bytes at +w*512 of that: one
  *     record "R ADDR 512 [TAG] sm=S" (S: block_sm, b mod 132, or b*132/G
  *     when G < 132; with --block-order measured, the SM the GPUs' block
- *     scheduler gives block b).  rmw emits R then W for each warp instruction; rld
+ *     scheduler gives block b, which alternates from launch to launch).  rmw emits R then W for each warp instruction; rld
  *     reads chunk mix32(k) mod (bytes/512) with k = (i*G + b)*16 + w.
  *   discard/prefetch/applypriority: one instruction per 128-byte line, G*512
  *     threads grid-stride; one record of 4096 bytes per warp at
@@ -882,15 +882,23 @@ static const unsigned char hw_block_sm[528] = {
 };
 
 static int block_order_measured; /* --block-order measured */
+static unsigned launch;          /* kernels emitted before the one being emitted */
 
 /* The SM of block b of a grid: by default round robin, and a grid smaller
  * than the GPU spread over all of it; with --block-order measured, the
- * measured order (beyond its 528 blocks, round robin). */
+ * measured order (beyond its 528 blocks, round robin), in which every
+ * other launch, of any grid, puts the blocks that the order gives SMs
+ * 124-127 on SMs 128-131 and the other way round (measured: 32 blocks of
+ * a 528-block grid and all of an 8-block one,
+ * tools/hwprobe/results/2026-11-27-{h100,h200}-{block-sm.csv,g8-blocks.txt}). */
 static unsigned block_sm(unsigned b, unsigned grid)
 {
-    if (block_order_measured)
-        return b < L2_ARRAY_LEN(hw_block_sm) ? hw_block_sm[b] : b % NSMS;
-    return grid < NSMS ? b * NSMS / grid : b % NSMS;
+    if (!block_order_measured)
+        return grid < NSMS ? b * NSMS / grid : b % NSMS;
+    unsigned sm = b < L2_ARRAY_LEN(hw_block_sm) ? hw_block_sm[b] : b % NSMS;
+    if (launch & 1 && sm >= 124 && sm < 132)
+        sm = sm < 128 ? sm + 4 : sm - 4;
+    return sm;
 }
 
 /* The drift of a loop of op (see Issue order). */
@@ -1082,6 +1090,7 @@ static void emit_trace(const struct step *v, size_t n, const char *setaside_text
             for (int r = 0; r < 2; r++) {
                 oprintf("kernel flush%s grid=%u block=512\n", streams ? " stream=1" : "", NBLOCKS);
                 emit_sweep(DO_LD, buffers[BUF_F].base, buffers[BUF_F].bytes, NULL, NBLOCKS);
+                launch++;
             }
             if (streams)
                 oputs("sync\n"); /* hwprobe waits for the flush when a row has two streams */
@@ -1109,6 +1118,7 @@ static void emit_trace(const struct step *v, size_t n, const char *setaside_text
                 emit_xop(st, buffers[st->buf].base + st->off);
             else
                 emit_sweep(st->op, buffers[st->buf].base + st->off, st->bytes, st->tag, st->grid);
+            launch++;
             break;
         }
     }
@@ -1339,7 +1349,8 @@ static void usage(FILE *out)
           "                   132, a grid G < 132 on SMs b x 132 / G) or measured (the\n"
           "                   order the H100's and H200's block scheduler uses: blocks\n"
           "                   0-7 on SMs 128-131, 124-127, then two SMs at a time\n"
-          "                   across the GPCs; for configurations whose sm_map = table)\n"
+          "                   across the GPCs, SMs 124-127 and 128-131 swapping from\n"
+          "                   launch to launch; for configurations whose sm_map = table)\n"
           "  -h, --help       this text\n"
           "\n"
           "Steps (exactly one kernel step ends in '*': the measured kernel):\n"
