@@ -15,7 +15,15 @@
 #include <unistd.h>
 
 #define BATCH 2048 /* events decoded at a time and shared by the workers */
-#define NBUF 8     /* batches in flight: workers may drift this far apart */
+/* Batches in flight (workers may drift this far apart): NBUF_OWN when
+ * every simulator has a worker of its own, NBUF_SHARED when workers take
+ * turns (compare with more variants than threads), so that a worker can
+ * run one simulator over up to half the ring in a row before it turns to
+ * another: each turn costs the host caches the other simulator's state
+ * (4 variants on 2 threads: about 15% less time than turning every
+ * batch, tools/bench/report.txt) */
+#define NBUF_OWN 8
+#define NBUF_SHARED 32
 
 
 int l2_variant_config(const struct l2_variant *v, struct l2_config *c, l2_err *e)
@@ -122,17 +130,19 @@ static void progress_end(struct progress *p)
 
 /*
  * The driver.  The calling thread reads and decodes the trace once, a
- * batch of events at a time, into a ring of NBUF buffers; `nworkers`
+ * batch of events at a time, into a ring of nbuf buffers; `nworkers`
  * threads run the simulators over the batches, each simulator over every
  * batch in order, so decoding overlaps simulation even with one worker.
  * Simulators are independent: the variants of compare, or the lanes of run
  * --threads (each simulating the sets it owns).  A worker runs one
  * simulator over one batch at a time, and takes the next such step where
- * it can: first a simulator of its own share (k % nworkers == id: the
- * lanes keep their host caches), else the one furthest behind that no
- * worker is running, so that uneven simulators (variants differ in cost)
- * keep every worker busy.  A simulator's error stops the run; the one at
- * the earliest record is reported.
+ * it can: where workers take turns, the simulator it ran last, while its
+ * next batch is there, up to nbuf / 2 batches in a row; else first a
+ * simulator of its own share (k % nworkers == id: the lanes keep their
+ * host caches), else the one furthest behind that no worker is running,
+ * so that uneven simulators (variants differ in cost) keep every worker
+ * busy.  A simulator's error stops the run; the one at the earliest
+ * record is reported.
  */
 struct batch {
     struct l2_event ev[BATCH];
@@ -143,7 +153,8 @@ struct driver {
     struct l2_sim **sims;
     const char *const *names; /* of the variants, for errors; NULL: lanes of one run */
     unsigned nsims, nworkers;
-    struct batch buf[NBUF];
+    struct batch *buf; /* nbuf batches */
+    unsigned nbuf;
     pthread_mutex_t mu;
     pthread_cond_t posted_cv; /* workers wait here for work */
     pthread_cond_t free_cv;   /* the decoder waits here for buffers */
@@ -192,11 +203,15 @@ static uint64_t slowest(const struct driver *d)
     return m;
 }
 
-/* The simulator worker `id` runs next: of its own share, else any, the
- * one furthest behind among those with a batch to run and no worker; -1:
- * none (called with the lock held). */
-static int pick(const struct driver *d, unsigned id)
+/* The simulator worker `id` runs next, having run `last` (-1: none) over
+ * the `run` batches before: where workers take turns, `last` again while
+ * its next batch is there, up to nbuf / 2 batches in a row; else of its
+ * own share, else any, the one furthest behind among those with a batch
+ * to run and no worker; -1: none (called with the lock held). */
+static int pick(const struct driver *d, unsigned id, int last, unsigned run)
 {
+    if (last >= 0 && d->nsims > d->nworkers && run < d->nbuf / 2 && !d->busy[last] && d->done[last] < d->posted)
+        return last;
     int best = -1;
     for (unsigned pass = 0; pass < 2 && best < 0; pass++)
         for (unsigned k = pass ? 0 : id; k < d->nsims; k += pass ? 1 : d->nworkers)
@@ -209,9 +224,11 @@ static void *worker_main(void *arg)
 {
     struct worker *w = arg;
     struct driver *d = w->d;
+    int last = -1;
+    unsigned run = 0;
     pthread_mutex_lock(&d->mu);
     for (;;) {
-        int k = pick(d, w->id);
+        int k = pick(d, w->id, last, run);
         if (k < 0) {
             if (d->stop)
                 break;
@@ -220,10 +237,12 @@ static void *worker_main(void *arg)
             d->idle--;
             continue;
         }
+        run = k == last ? run + 1 : 1;
+        last = k;
         d->busy[k] = 1;
-        if (d->idle && pick(d, w->id) >= 0)
+        if (d->idle && pick(d, w->id, -1, 0) >= 0)
             pthread_cond_signal(&d->posted_cv); /* more work than running workers */
-        const struct batch *b = &d->buf[d->done[k] % NBUF];
+        const struct batch *b = &d->buf[d->done[k] % d->nbuf];
         uint64_t err_pos = d->err_pos;
         pthread_mutex_unlock(&d->mu);
         /* a batch after the earliest error so far cannot hold an earlier one */
@@ -277,8 +296,14 @@ int64_t l2_simulate(struct l2_sim **sims, const char *const *names, unsigned n, 
     memset(d, 0, sizeof *d);
     if (nworkers > n)
         nworkers = n;
+    d->nbuf = n > nworkers ? NBUF_SHARED : NBUF_OWN;
+    /* a batch's size is a multiple of its alignment */
+    d->buf = aligned_alloc(_Alignof(struct batch), d->nbuf * sizeof *d->buf);
     /* kernels share the SMs of the first simulator's configuration */
-    if (l2_replay_open(&d->replay, path, syms, (uint32_t)sims[0]->l2.cfg.sms, serialize, e) < 0) {
+    if (!d->buf || l2_replay_open(&d->replay, path, syms, (uint32_t)sims[0]->l2.cfg.sms, serialize, e) < 0) {
+        if (!d->buf)
+            l2_fail(e, "out of memory");
+        free(d->buf);
         free(d);
         return -1;
     }
@@ -301,13 +326,13 @@ int64_t l2_simulate(struct l2_sim **sims, const char *const *names, unsigned n, 
     uint64_t next_progress = PROGRESS_EVERY;
     progress_start(&pg);
     for (uint64_t k = 0; r == 0; k++) {
-        struct batch *b = &d->buf[k % NBUF];
-        /* buffer k % NBUF is free once every simulator finished batch k -
-         * NBUF; once the ring is full, the decoder sleeps until half of
-         * it is free, so that it wakes once per NBUF / 2 batches */
+        struct batch *b = &d->buf[k % d->nbuf];
+        /* buffer k % nbuf is free once every simulator finished batch k -
+         * nbuf; once the ring is full, the decoder sleeps until half of
+         * it is free, so that it wakes once per nbuf / 2 batches */
         pthread_mutex_lock(&d->mu);
-        if (k >= NBUF && slowest(d) < k - NBUF + 1) {
-            d->wake_at = k - NBUF / 2 + 1;
+        if (k >= d->nbuf && slowest(d) < k - d->nbuf + 1) {
+            d->wake_at = k - d->nbuf / 2 + 1;
             while (d->wake_at)
                 pthread_cond_wait(&d->free_cv, &d->mu);
         }
@@ -352,6 +377,7 @@ int64_t l2_simulate(struct l2_sim **sims, const char *const *names, unsigned n, 
     pthread_cond_destroy(&d->posted_cv);
     pthread_cond_destroy(&d->free_cv);
     pthread_mutex_destroy(&d->mu);
+    free(d->buf);
     free(d);
     return r < 0 ? -1 : records;
 }

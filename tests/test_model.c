@@ -389,6 +389,33 @@ START_TEST(threads_same_report)
 }
 END_TEST
 
+/* Over a trace longer than the ring of batches, where the workers take
+ * turns among more variants than threads and run each over several
+ * batches in a row (driver.c), compare reports what one thread does. */
+START_TEST(threads_compare_long_trace)
+{
+    char path[64];
+    tests_write_temp(path, sizeof path, "");
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    for (unsigned i = 0; i < 150000; i++)
+        fprintf(f, "%c 0x%x 256 sm=%u\n", i % 5 ? 'R' : 'W', (i * 2654435761u) & 0x3ffff00u, i % 132);
+    fclose(f);
+    char buf[512];
+    const char *cmp = "compare --csv --variant name=a --variant name=b,set=far_copy=0 "
+                      "--variant name=c,set=ways=8";
+    snprintf(buf, sizeof buf, "%s --threads 1 %s", cmp, path);
+    char *c1 = run_ok(buf);
+    snprintf(buf, sizeof buf, "%s --threads 2 %s", cmp, path);
+    char *c2 = run_ok(buf);
+    ck_assert_msg(strcmp(c1, c2) == 0, "compare --threads 2 differs from --threads 1");
+    ck_assert_ptr_nonnull(strstr(c1, "150000"));
+    free(c1);
+    free(c2);
+    unlink(path);
+}
+END_TEST
+
 /* Every variant fails at the same record: the error names the first
  * variant, whichever worker reaches the record first.  The first variant
  * is the slowest (32 ways: the generic access path) and the trace's 40,000
@@ -434,6 +461,7 @@ Suite *model_suite(void)
     tcase_add_test(tc, homes_of_a_run);
     tcase_add_test(tc, evict_first_store_is_normal);
     tcase_add_test(tc, threads_same_report);
+    tcase_add_test(tc, threads_compare_long_trace);
     tcase_add_test(tc, threads_first_variant_error);
     suite_add_tcase(s, tc);
     return s;
