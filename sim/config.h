@@ -57,6 +57,10 @@ enum l2_smmap { L2_SMMAP_LIST(L2_X_ENUM) L2_NSMMAP };
     X(far_part_refresh, CFG_UINT, 0, 1, 0, NULL,                                                \
       "1: a load from the far partition for part of a line (not all its sectors) makes the home "  \
       "line most recent, as one for the whole line does; 0: it leaves the home line as old as it was") \
+    X(near_refresh_pct, CFG_UINT, 0, 100, 100, NULL,                                          \
+      "percent of the lines (chosen by a hash of the line) whose home line a load served whole by " \
+      "the copy in the near partition makes most recent, as a hit at home does; the others' home " \
+      "lines stay as old as they were")                                                         \
     X(store_copy, CFG_UINT, 0, 1, 1, NULL,                                                      \
       "1: a store from an SM whose near partition is not the line's home writes a copy there "  \
       "too (not an evict_first or no_allocate store)")                                          \

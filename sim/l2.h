@@ -16,8 +16,10 @@
  *    read from DRAM and filled at home.  With far_copy = 1, a load whose
  *    near partition is not the home leaves the line's sectors in the near
  *    partition too (a copy: never written back, class evict_first for
- *    evict_first loads and normal otherwise).  A near hit also refreshes
- *    the home line (recency, and class as a hit at home would set it).
+ *    evict_first loads and normal otherwise).  A near hit also sets the
+ *    home line's class as a hit at home would, and refreshes its recency
+ *    for near_refresh_pct percent of the lines (a hash; the others' home
+ *    lines stay as old as they were).
  *    A request the near partition sends home refreshes the home line too,
  *    unless far_part_refresh = 0 and it asks for part of the line only
  *    (its class is set all the same).
@@ -87,6 +89,7 @@ struct l2 {
     uint8_t fill_mask[256];   /* sectors a read of a missing-sector mask fills: its dram_atom granules */
     uint8_t full;             /* the mask of all sectors of a line */
     uint64_t reprieve_cut;    /* l2_reprieved: written_reprieve_pct percent of 2^32 */
+    uint64_t refresh_cut;     /* l2_near_refreshes: near_refresh_pct percent of 2^32 */
 };
 
 int l2_init(struct l2 *l, const struct l2_config *cfg, l2_err *e);
@@ -127,6 +130,14 @@ static inline unsigned l2_home_mixed(const struct l2 *l, uint64_t line)
 static inline int l2_reprieved(const struct l2 *l, uint64_t line)
 {
     return (l2_mix64(line ^ l->seed ^ 0x2545f4914f6cdd1dULL) >> 32) < l->reprieve_cut;
+}
+
+/* Whether a load of `line` that its copy in the near partition serves
+ * whole makes the home line most recent: near_refresh_pct percent of the
+ * lines, by a hash salted apart from the others. */
+static inline int l2_near_refreshes(const struct l2 *l, uint64_t line)
+{
+    return (l2_mix64(line ^ l->seed ^ 0x6a09e667f3bcc909ULL) >> 32) < l->refresh_cut;
 }
 
 /* Home partition of a line (home_hash): mix, a hash of the line; balanced,

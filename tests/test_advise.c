@@ -153,14 +153,15 @@ START_TEST(placement_caveat_threshold)
 }
 END_TEST
 
-/* The advice on the shipped sample under the former store rule
- * (written_reprieve_pct = 0: its suggestions persist 12 MiB), so that the
- * placement caveat's threshold is tested on a known plan. */
+/* The advice on the shipped sample under the former store and near-hit
+ * rules (written_reprieve_pct = 0, near_refresh_pct = 100: its suggestions
+ * persist 12 MiB), so that the placement caveat's threshold is tested on
+ * a known plan. */
 START_TEST(advise_cli)
 {
     char *out;
     ck_assert_int_eq(
-        tests_cli("advise --config configs/h100.cfg --set written_reprieve_pct=0 --policy traces/update-plain.policy --top 2 "
+        tests_cli("advise --config configs/h100.cfg --set written_reprieve_pct=0 --set near_refresh_pct=100 --policy traces/update-plain.policy --top 2 "
                   "traces/update.trace",
                   &out),
         0);
@@ -175,7 +176,7 @@ START_TEST(advise_cli)
     ck_assert_ptr_null(strstr(out, "persisting more than half the set-aside"));
     free(out);
     /* with the set-aside at most 6/16, 12 MiB in 5/16 (15.6 MiB) is more than half */
-    ck_assert_int_eq(tests_cli("advise --config configs/h100.cfg --set written_reprieve_pct=0 --set setaside_max=19660800 --policy "
+    ck_assert_int_eq(tests_cli("advise --config configs/h100.cfg --set written_reprieve_pct=0 --set near_refresh_pct=100 --set setaside_max=19660800 --policy "
                                "traces/update-plain.policy --top 2 traces/update.trace",
                                &out),
                      0);

@@ -767,6 +767,53 @@ START_TEST(near_hit_refreshes_home)
 }
 END_TEST
 
+/* near_refresh_pct: a near hit refreshes the home line of that share of
+ * the lines (a hash: none at 0, all at 100, about 30% at 30, the same
+ * lines every time); the others' home lines stay as old as they were. */
+START_TEST(near_refresh_share)
+{
+    const unsigned pcts[] = {0, 30, 100};
+    for (unsigned i = 0; i < 3; i++) {
+        struct l2 l;
+        char key[64];
+        snprintf(key, sizeof key, "near_refresh_pct=%u", pcts[i]);
+        const char *extra[] = {key, NULL};
+        tiny(&l, 2, extra);
+        unsigned n = 0;
+        for (uint64_t line = 0; line < 10000; line++)
+            n += (unsigned)l2_near_refreshes(&l, line);
+        if (pcts[i] == 30)
+            ck_assert_msg(n > 2800 && n < 3200, "%u of 10000 lines at 30%%", n);
+        else
+            ck_assert_uint_eq(n, pcts[i] * 100);
+        /* as near_hit_refreshes_home: v[0], the oldest line at home, is
+         * hit near; the next fill at home evicts it unless it was refreshed */
+        int seen[2] = {0, 0};
+        uint64_t v[40];
+        lines_in_set(&l, 1, 0, 40, v); /* home 0 */
+        for (unsigned j = 0; j + 5 <= 40; j += 5) {
+            l2_clear(&l);
+            const int refreshed = l2_near_refreshes(&l, v[j]);
+            seen[refreshed] = 1;
+            acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[j], 0xf, 1); /* home fill, copy in 1 */
+            for (unsigned k = 1; k < 4; k++)
+                acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[j + k], 0xf, 0);
+            struct l2_outcome o = acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[j], 0xf, 1);
+            ck_assert_uint_eq(o.near_hit, 0xf);
+            acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[j + 4], 0xf, 0);
+            ck_assert_int_eq(slot_of(&l, 0, v[j]) >= 0, refreshed);
+            ck_assert_int_eq(slot_of(&l, 0, v[j + 1]) >= 0, !refreshed);
+            ck_assert_int_ge(slot_of(&l, 1, v[j]), 0); /* the copy stays */
+        }
+        if (pcts[i] == 30)
+            ck_assert_msg(seen[0] && seen[1], "the eight lines tried were all refreshed or none");
+        else
+            ck_assert(seen[pcts[i] == 100] && !seen[pcts[i] != 100]);
+        l2_free(&l);
+    }
+}
+END_TEST
+
 /* A near copy that lacks the sector asked for is still found: the lookup
  * makes it its set's most recently used, as a hit would, so the next fill
  * of the set evicts another line. */
@@ -1161,6 +1208,7 @@ Suite *l2_suite(void)
     tcase_add_test(tc, near_hit_refreshes_home);
     tcase_add_test(tc, near_sector_miss_refreshes_copy);
     tcase_add_test(tc, far_part_refresh_home);
+    tcase_add_test(tc, near_refresh_share);
     tcase_add_test(tc, written_reprieve_keeps_written);
     tcase_add_test(tc, reprieve_min_ways_earned_at_write);
     tcase_add_test(tc, written_reprieve_share);
