@@ -389,18 +389,28 @@ START_TEST(threads_same_report)
 }
 END_TEST
 
+/* Writes n loads of `size` bytes at addresses a hash of their number
+ * spreads under `mask`, by SMs in turn, every `store_every`-th a store (0:
+ * none), to a new temporary file (path: 64 bytes), left open; the caller
+ * closes it and unlinks the path. */
+static FILE *temp_trace(char *path, unsigned n, unsigned size, unsigned mask, unsigned store_every)
+{
+    tests_write_temp(path, 64, "");
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    for (unsigned i = 0; i < n; i++)
+        fprintf(f, "%c 0x%x %u sm=%u\n", store_every && i % store_every == 0 ? 'W' : 'R', (i * 2654435761u) & mask,
+                size, i % 132);
+    return f;
+}
+
 /* Over a trace longer than the ring of batches, where the workers take
  * turns among more variants than threads and run each over several
  * batches in a row (driver.c), compare reports what one thread does. */
 START_TEST(threads_compare_long_trace)
 {
     char path[64];
-    tests_write_temp(path, sizeof path, "");
-    FILE *f = fopen(path, "w");
-    ck_assert_ptr_nonnull(f);
-    for (unsigned i = 0; i < 150000; i++)
-        fprintf(f, "%c 0x%x 256 sm=%u\n", i % 5 ? 'R' : 'W', (i * 2654435761u) & 0x3ffff00u, i % 132);
-    fclose(f);
+    fclose(temp_trace(path, 150000, 256, 0x3ffff00u, 5));
     char buf[512];
     const char *cmp = "compare --csv --variant name=a --variant name=b,set=far_copy=0 "
                       "--variant name=c,set=ways=8";
@@ -424,11 +434,7 @@ END_TEST
 START_TEST(threads_first_variant_error)
 {
     char path[64];
-    tests_write_temp(path, sizeof path, "");
-    FILE *f = fopen(path, "w");
-    ck_assert_ptr_nonnull(f);
-    for (unsigned i = 0; i < 40000; i++)
-        fprintf(f, "R 0x%x 512 sm=%u\n", (i * 2654435761u) & 0xfffffe00u, i % 132);
+    FILE *f = temp_trace(path, 40000, 512, 0xfffffe00u, 0);
     fputs("R 0x0 4 sm=9999\n", f);
     fclose(f);
     char args[256];
