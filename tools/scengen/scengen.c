@@ -17,7 +17,8 @@
  *     base + (i*G + b)*8192, warp w the 512 bytes at +w*512 of that: one
  *     record "R ADDR 512 [TAG] sm=S" (S: block_sm, b mod 132, or b*132/G
  *     when G < 132; with --block-order measured, the SM the GPUs' block
- *     scheduler gives block b, which alternates from launch to launch).  rmw emits R then W for each warp instruction; rld
+ *     scheduler gives block b, which alternates from launch to launch).
+ *     rmw emits R then W for each warp instruction; rld
  *     reads chunk mix32(k) mod (bytes/512) with k = (i*G + b)*16 + w.
  *   discard/prefetch/applypriority: one instruction per 128-byte line, G*512
  *     threads grid-stride; one record of 4096 bytes per warp at
@@ -836,7 +837,7 @@ struct winst {
 };
 
 static double jitter_sd = 0.7, store_jitter_sd = 8.0, block_spread = 2.0;
-static uint32_t kernel_seq = 0;
+static uint32_t kernel_seq = 0; /* kernels emitted, the one being emitted included (issue_order counts them) */
 
 static int cmp_winst(const void *x, const void *y)
 {
@@ -882,7 +883,6 @@ static const unsigned char hw_block_sm[528] = {
 };
 
 static int block_order_measured; /* --block-order measured */
-static unsigned launch;          /* kernels emitted before the one being emitted */
 
 /* The SM of block b of a grid: by default round robin, and a grid smaller
  * than the GPU spread over all of it; with --block-order measured, the
@@ -896,7 +896,7 @@ static unsigned block_sm(unsigned b, unsigned grid)
     if (!block_order_measured)
         return grid < NSMS ? b * NSMS / grid : b % NSMS;
     unsigned sm = b < L2_ARRAY_LEN(hw_block_sm) ? hw_block_sm[b] : b % NSMS;
-    if (launch & 1 && sm >= 124 && sm < 132)
+    if (kernel_seq % 2 == 0 && sm >= 124 && sm < 132) /* the second launch, the fourth, ... */
         sm = sm < 128 ? sm + 4 : sm - 4;
     return sm;
 }
@@ -1090,7 +1090,6 @@ static void emit_trace(const struct step *v, size_t n, const char *setaside_text
             for (int r = 0; r < 2; r++) {
                 oprintf("kernel flush%s grid=%u block=512\n", streams ? " stream=1" : "", NBLOCKS);
                 emit_sweep(DO_LD, buffers[BUF_F].base, buffers[BUF_F].bytes, NULL, NBLOCKS);
-                launch++;
             }
             if (streams)
                 oputs("sync\n"); /* hwprobe waits for the flush when a row has two streams */
@@ -1118,7 +1117,6 @@ static void emit_trace(const struct step *v, size_t n, const char *setaside_text
                 emit_xop(st, buffers[st->buf].base + st->off);
             else
                 emit_sweep(st->op, buffers[st->buf].base + st->off, st->bytes, st->tag, st->grid);
-            launch++;
             break;
         }
     }
