@@ -20,6 +20,12 @@ uint32_t l2_quota_ways(const struct l2_config *c, uint64_t bytes)
     return (uint32_t)q;
 }
 
+/* A percentage as a share of 2^32 (l2_line_picked's cut; 100: all). */
+static uint64_t pct_cut(uint64_t pct)
+{
+    return (pct << 32) / 100;
+}
+
 /* The fraction of v in 1/2^16. */
 static uint32_t frac16(double v)
 {
@@ -39,8 +45,8 @@ int l2_init(struct l2 *l, const struct l2_config *cfg, l2_err *e)
     l->full = (uint8_t)((2u << (l->sectors - 1)) - 1);
     l->sets = l2_config_sets(cfg);
     l->seed = l2_mix64(cfg->hash_seed + 0x51ed270b27a3c5d1ULL);
-    l->reprieve_cut = ((uint64_t)cfg->written_reprieve_pct << 32) / 100;
-    l->refresh_cut = ((uint64_t)cfg->near_refresh_pct << 32) / 100;
+    l->reprieve_cut = pct_cut(cfg->written_reprieve_pct);
+    l->refresh_cut = pct_cut(cfg->near_refresh_pct);
     unsigned chunk_log2 = l2_log2_ceil(cfg->hash_chunk);
     l->chunk_shift = chunk_log2 > l->line_shift ? chunk_log2 - l->line_shift : 0;
     l->part = calloc(l->nparts, sizeof *l->part);

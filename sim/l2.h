@@ -123,21 +123,27 @@ static inline unsigned l2_home_mixed(const struct l2 *l, uint64_t line)
     return (unsigned)(((l2_mix64(line ^ l->seed) & 0xffffffffu) * l->nparts) >> 32);
 }
 
+/* Whether `line` is among a share cut / 2^32 of the lines that a hash of
+ * it, salted by `salt` apart from the home's, the set's and the other
+ * shares', picks: which lines they are does not follow where they live. */
+static inline int l2_line_picked(const struct l2 *l, uint64_t line, uint64_t salt, uint64_t cut)
+{
+    return (l2_mix64(line ^ l->seed ^ salt) >> 32) < cut;
+}
+
 /* Whether a line holding written data is one of the written_reprieve_pct
- * percent that get a reprieve as a fill's victim (l2_path_fill_line): a
- * hash of the line, salted apart from the home's and the set's, so that
- * which lines they are does not follow where they live. */
+ * percent that get a reprieve as a fill's victim (l2_path_fill_line). */
 static inline int l2_reprieved(const struct l2 *l, uint64_t line)
 {
-    return (l2_mix64(line ^ l->seed ^ 0x2545f4914f6cdd1dULL) >> 32) < l->reprieve_cut;
+    return l2_line_picked(l, line, 0x2545f4914f6cdd1dULL, l->reprieve_cut);
 }
 
 /* Whether a load of `line` that its copy in the near partition serves
  * whole makes the home line most recent: near_refresh_pct percent of the
- * lines, by a hash salted apart from the others. */
+ * lines. */
 static inline int l2_near_refreshes(const struct l2 *l, uint64_t line)
 {
-    return (l2_mix64(line ^ l->seed ^ 0x6a09e667f3bcc909ULL) >> 32) < l->refresh_cut;
+    return l2_line_picked(l, line, 0x6a09e667f3bcc909ULL, l->refresh_cut);
 }
 
 /* Home partition of a line (home_hash): mix, a hash of the line; balanced,
