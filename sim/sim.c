@@ -168,7 +168,7 @@ static inline void sums_add(struct line_sums *a, const struct line_sums *x)
 }
 
 /* Adds the sums x of lines of an access (op: the access's) to c. */
-static inline void add_sums(struct l2_counters *c, enum l2_op op, const struct line_sums *x)
+static inline void counters_add_sums(struct l2_counters *c, enum l2_op op, const struct line_sums *x)
 {
     c->merged += x->merged;
     c->sectors += x->sectors;
@@ -340,14 +340,14 @@ L2_PATH_FN int sim_access_g(struct l2_sim *s, const struct l2_geom g, const int 
         };
         sums_add(&sums, &x);
         if (!plain) /* a plain access's lines share one priority, counted once below */
-            add_sums(&k->prio[prio], op, &x);
+            counters_add_sums(&k->prio[prio], op, &x);
     }
     /* the access's counters, added once to each scope (vector adds); a
      * copy of a zeroed constant: GCC zeroes the struct in place with rep
      * stos, whose start-up costs more than the copy */
     static const struct l2_counters zero;
     struct l2_counters acc = zero;
-    add_sums(&acc, op, &sums);
+    counters_add_sums(&acc, op, &sums);
     l2_timing_done(&s->tm, &k->time, &ta, &ts, op, sums.sectors, ev->sm >= 0 ? s->l2.sm_part[ev->sm] : 0);
     if (plain)
         l2_counters_add(&k->prio[b->prio], &acc);

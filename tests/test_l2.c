@@ -767,6 +767,15 @@ START_TEST(near_hit_refreshes_home)
 }
 END_TEST
 
+/* A tiny L2 of `parts` partitions with `key` (a percentage) = pct. */
+static void tiny_pct(struct l2 *l, unsigned parts, const char *key, unsigned pct)
+{
+    char kv[64];
+    snprintf(kv, sizeof kv, "%s=%u", key, pct);
+    const char *extra[] = {kv, NULL};
+    tiny(l, parts, extra);
+}
+
 /* Of 10,000 lines, the share that `pick` (a hash's choice: l2_reprieved,
  * l2_near_refreshes) takes is none at 0%, all at 100%, and within 2 points
  * of pct otherwise. */
@@ -789,10 +798,7 @@ START_TEST(near_refresh_share)
     const unsigned pcts[] = {0, 30, 100};
     for (unsigned i = 0; i < 3; i++) {
         struct l2 l;
-        char key[64];
-        snprintf(key, sizeof key, "near_refresh_pct=%u", pcts[i]);
-        const char *extra[] = {key, NULL};
-        tiny(&l, 2, extra);
+        tiny_pct(&l, 2, "near_refresh_pct", pcts[i]);
         assert_share(&l, l2_near_refreshes, pcts[i]);
         /* as near_hit_refreshes_home: v[0], the oldest line at home, is
          * hit near; the next fill at home evicts it unless it was refreshed */
@@ -883,10 +889,7 @@ START_TEST(written_reprieve_share)
     const unsigned pcts[] = {0, 50, 100};
     for (unsigned i = 0; i < 3; i++) {
         struct l2 l;
-        char key[64];
-        snprintf(key, sizeof key, "written_reprieve_pct=%u", pcts[i]);
-        const char *extra[] = {key, NULL};
-        tiny(&l, 1, extra);
+        tiny_pct(&l, 1, "written_reprieve_pct", pcts[i]);
         assert_share(&l, l2_reprieved, pcts[i]);
         l2_free(&l);
     }
