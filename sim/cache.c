@@ -123,7 +123,14 @@ static int entry_live(const struct l2_cache *c, uint32_t gi, uint32_t x, uint32_
     return (m->last >> *w) & 1 && (c->qpos[(size_t)*set * c->g.ways + *w] << sb) == (x & ~((1u << sb) - 1));
 }
 
-/* Demotes queue group gi's oldest LAST line, if any. */
+/* Entries of a queue are fetched this many ahead of their turn. */
+#define DEMOTE_AHEAD 8
+
+/* Demotes queue group gi's oldest LAST line, if any.  The set block and
+ * the number of the entry DEMOTE_AHEAD behind the head are fetched for a
+ * later call: a queue's oldest lines were used long ago, their blocks are
+ * rarely in the host's caches, and a stream of fresh LAST lines beyond
+ * the quota demotes one per line. */
 static __attribute__((noinline)) void demote_oldest(const struct l2_cache *c, uint32_t gi)
 {
     struct l2_lastq *q = &c->q[gi];
@@ -132,6 +139,13 @@ static __attribute__((noinline)) void demote_oldest(const struct l2_cache *c, ui
         uint32_t x = ring[q->head];
         q->head = (q->head + 1) & (c->qcap - 1);
         q->len--;
+        if (q->len >= DEMOTE_AHEAD) {
+            const unsigned sb = c->qshift + L2_WAY_BITS;
+            const uint32_t ahead = ring[(q->head + DEMOTE_AHEAD - 1) & (c->qcap - 1)] & ((1u << sb) - 1);
+            const uint32_t aset = (gi << c->qshift) + (ahead >> L2_WAY_BITS);
+            __builtin_prefetch(l2_set_meta_g(c, c->g, l2_slot(aset, 0)));
+            __builtin_prefetch(&c->qpos[(size_t)aset * c->g.ways + (ahead & ((1u << L2_WAY_BITS) - 1))]);
+        }
         uint32_t set;
         unsigned w;
         if (entry_live(c, gi, x, &set, &w)) {
