@@ -130,20 +130,23 @@ FNR == 1 { span = FILENAME !~ /measurements\.csv$/; file[++nf] = FILENAME; next 
     if (nm == 0) { if (system("test -f " f) == 0) { printf "%-5s no result\n", id; bad++ }; next }
     sim = 100 * (1 - sdr / (32 * ssc)); nsim = 100 * snh / ssc
     e = sim - meas; ne = nsim - near
+    nonear = near == "nan" # a kernel that reads nothing has no near-partition hit rate (stores)
     k = family(id, sa, steps_of(n))
     fn[k]++; fm[k] += meas; fs[k] += sim; if (fn[k] == 1) { fid[k] = id; flo[k] = fhi[k] = meas; nkeys++; keys[nkeys] = k }
     if (meas < flo[k]) flo[k] = meas
     if (meas > fhi[k]) fhi[k] = meas
     flast[k] = id
     ae = e < 0 ? -e : e
-    sum[nf] += ae; nsum[nf] += (ne < 0 ? -ne : ne); rows[nf]++
+    sum[nf] += ae; rows[nf]++
+    if (!nonear) { nsum[nf] += (ne < 0 ? -ne : ne); nrows[nf]++ }
+    nears = nonear ? sprintf("%8s %8.2f %7s", "-", nsim, "-") : sprintf("%8.2f %8.2f %+7.2f", near, nsim, ne)
     if (ae >= worst[nf]) { worst[nf] = ae; wid[nf] = id }
     if (nm > 1 || tmeas == "") {
-        printf "%-5s %-9s %8.2f %8.2f %+7.2f   %8.2f %8.2f %+7.2f   %8s  %8s %7s\n", id, sa, meas, sim, e, near, nsim, ne, "-", "-", "-"
+        printf "%-5s %-9s %8.2f %8.2f %+7.2f   %s   %8s  %8s %7s\n", id, sa, meas, sim, e, nears, "-", "-", "-"
         next
     }
     te = 100 * (tsim - tmeas) / tmeas; ate = te < 0 ? -te : te
-    printf "%-5s %-9s %8.2f %8.2f %+7.2f   %8.2f %8.2f %+7.2f   %8.0f%s %8.0f %+7.1f\n", id, sa, meas, sim, e, near, nsim, ne, tmeas, span ? "*" : " ", tsim, te
+    printf "%-5s %-9s %8.2f %8.2f %+7.2f   %s   %8.0f%s %8.0f %+7.1f\n", id, sa, meas, sim, e, nears, tmeas, span ? "*" : " ", tsim, te
     g = span ? 2 : 1
     tsum[g] += ate; trows[g]++; if (ate > 50) tbad[g]++
     if (ate >= tworst[g]) { tworst[g] = ate; twid[g] = id; twe[g] = te }
@@ -151,7 +154,7 @@ FNR == 1 { span = FILENAME !~ /measurements\.csv$/; file[++nf] = FILENAME; next 
 END {
     printf "\n"
     for (i = 1; i <= nf; i++)
-        if (rows[i]) printf "%s: %d rows, config %s: mean absolute error %.2f points (near-partition hit rate: %.2f); worst row %s off by %.2f points\n", file[i], rows[i], config, sum[i] / rows[i], nsum[i] / rows[i], wid[i], worst[i]
+        if (rows[i]) printf "%s: %d rows, config %s: mean absolute error %.2f points (near-partition hit rate: %.2f); worst row %s off by %.2f points\n", file[i], rows[i], config, sum[i] / rows[i], nrows[i] ? nsum[i] / nrows[i] : 0, wid[i], worst[i]
     if (trows[1]) printf "kernel time, %d rows (gpu__time_duration): mean absolute relative error %.1f%%; worst row %s off by %+.1f%%; %d rows off by more than 50%%\n", trows[1], tsum[1] / trows[1], twid[1], twe[1], tbad[1]
     if (trows[2]) printf "kernel time, %d rows (* block span + %d ns): mean absolute relative error %.1f%%; worst row %s off by %+.1f%%; %d rows off by more than 50%%\n", trows[2], span_offset, tsum[2] / trows[2], twid[2], twe[2], tbad[2]
     # placement families of two or more rows: their means, and every row
