@@ -248,14 +248,15 @@ static unsigned changes(const struct l2_plan *p)
     return n;
 }
 
-/* Plan order: less DRAM traffic, then less estimated time, then fewer
- * changes, then the plan simulated first. */
+/* Plan order: less estimated time, then less DRAM traffic, then fewer
+ * changes, then the plan simulated first.  (Time first: a large set-aside
+ * can save DRAM bytes and still slow a kernel down, wb_room_ways.) */
 static int better(const struct l2_plan *p, unsigned i, const struct l2_plan *q, unsigned j)
 {
-    if (p->dram != q->dram)
-        return p->dram < q->dram;
     if (p->est_ns != q->est_ns)
         return p->est_ns < q->est_ns;
+    if (p->dram != q->dram)
+        return p->dram < q->dram;
     if (changes(p) != changes(q))
         return changes(p) < changes(q);
     return i < j;
@@ -304,7 +305,7 @@ static int greedy(struct l2_advice *a, l2_err *e)
         for (unsigned i = first; i < a->nplans; i++)
             if (better(&a->plan[i], i, &a->plan[best], best))
                 best = i;
-        if (best == cur || a->plan[best].dram >= a->plan[cur].dram)
+        if (best == cur)
             return 0;
         cur = best;
     }
@@ -461,6 +462,12 @@ static int same_choice(const struct l2_plan *p, const struct l2_plan *q)
     return memcmp(p->assign, q->assign, sizeof p->assign) == 0 && p->window == q->window;
 }
 
+/* Two plans of a set-aside sweep: the same choices and hitRatio, each with a set-aside. */
+static int same_set(const struct l2_plan *q, const struct l2_plan *p)
+{
+    return same_choice(q, p) && q->window_n == p->window_n && q->setaside_set && p->setaside_set;
+}
+
 /* Whether p makes every change q makes (the same window, if any) and more. */
 static int adds_to(const struct l2_plan *p, const struct l2_plan *q)
 {
@@ -479,18 +486,18 @@ unsigned l2_advice_suggestions(const struct l2_advice *a, unsigned top, unsigned
         const struct l2_plan *p = &a->plan[a->rank[r]];
         int seen = 0; /* the same choices, the same outcome, or a listed plan's changes and more for no less */
         for (unsigned k = 0; k < n; k++) {
-            const struct l2_plan *q = &a->plan[first[k]];
-            seen |= same_choice(q, p) || (q->dram == p->dram && q->hits == p->hits && q->est_ns == p->est_ns) ||
-                    (adds_to(p, q) && p->dram >= q->dram);
+            const struct l2_plan *q = &a->plan[first[k]], *o = &a->plan[out[k]];
+            seen |= same_choice(q, p) || (o->dram == p->dram && o->hits == p->hits && o->est_ns == p->est_ns) ||
+                    adds_to(p, q);
         }
-        if (seen || p->dram >= a->plan[0].dram)
-            continue;
-        /* the same choices with the smallest set-aside within 0.1% of these bytes (and this hitRatio) */
+        if (seen || !better(p, a->rank[r], &a->plan[0], 0))
+            continue; /* nothing gained on the trace as it is */
+        /* the same choices (and this hitRatio) with the smallest set-aside
+         * that gives as little time and DRAM traffic (the best of its sweep) */
         unsigned best = a->rank[r];
         for (unsigned i = 1; i < a->nplans; i++) {
             const struct l2_plan *q = &a->plan[i];
-            if (same_choice(q, p) && q->window_n == p->window_n && q->setaside_set &&
-                (double)q->dram <= (double)p->dram * 1.001 && q->setaside < a->plan[best].setaside)
+            if (same_set(q, p) && q->est_ns <= p->est_ns && q->dram <= p->dram && q->setaside < a->plan[best].setaside)
                 best = i;
         }
         first[n] = a->rank[r];

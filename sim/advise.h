@@ -13,17 +13,20 @@
  *           set-aside), streaming or normal;
  *   greedy  from the best plan so far, every remaining buffer's three
  *           choices in one pass; the best improvement is kept; repeated
- *           until no change saves DRAM traffic (at most nbuf passes);
+ *           until no change ranks higher (at most nbuf passes);
  *   windows for the two buffers with the most traffic, an access-policy
  *           window (persisting hits, streaming misses) with hitRatio at
  *           each even sixteenth the hardware applies, in one pass;
  *   set-aside  for the best plans that persist something, every set-aside
  *           step (l2_size / ways) up to setaside_max, one pass each;
- *           the smallest set-aside within 0.1% of the least DRAM traffic
- *           is kept, and the sweep is the curve the HTML report draws.
+ *           a suggestion takes its sweep's best (the smallest set-aside
+ *           of equal time and DRAM traffic), and the sweep is the curve
+ *           the HTML report draws.
  * With `exhaustive`, every assignment of the nbuf (at most 3) buffers
  * at the largest set-aside is simulated instead of the greedy passes.
- * Plans are ranked by DRAM bytes (read + written), then estimated time.
+ * Plans are ranked by estimated time, then DRAM bytes (read + written):
+ * a large set-aside can save DRAM bytes and still slow a kernel down
+ * (timing.h, wb_room_ways).  A suggestion ranks above the baseline.
  * Windows are set on every stream the trace's kernels use (the first 8).
  */
 #ifndef L2SIM_ADVISE_H

@@ -1,8 +1,8 @@
 /*
  * advise_html.c - the advice as one self-contained HTML page (advise.h):
- * the suggestions table, the set-aside sweeps as line charts (DRAM bytes
- * and hit rate against set-aside, one line per candidate, the baseline
- * dashed), bars per buffer (baseline and suggestions) and per kernel
+ * the suggestions table, the set-aside sweeps as line charts (DRAM bytes,
+ * estimated time and hit rate against set-aside, one line per candidate,
+ * the baseline dashed), bars per buffer (baseline and suggestions) and per kernel
  * (baseline and suggestion 1).  Inline CSS and SVG (svg.h), no script,
  * nothing fetched from elsewhere.
  */
@@ -140,10 +140,11 @@ static void sweeps(FILE *f, const struct l2_advice *a)
                "from 0 to %s in steps of %s (L2 size / ways); the dashed line is the baseline.</p>\n",
             l2_fmt_value(step * (a->nsteps - 1), L2_UNIT_BYTES, b, sizeof b),
             l2_fmt_value(step, L2_UNIT_BYTES, b2, sizeof b2));
-    double x[L2_ADVISE_MAX_STEPS], dram[3][L2_ADVISE_MAX_STEPS], hit[3][L2_ADVISE_MAX_STEPS];
+    double x[L2_ADVISE_MAX_STEPS], dram[3][L2_ADVISE_MAX_STEPS], hit[3][L2_ADVISE_MAX_STEPS],
+        ns_[3][L2_ADVISE_MAX_STEPS];
     static const unsigned maxs = sizeof a->sweep / sizeof a->sweep[0];
     char names[3][LABEL_MAX];
-    struct l2_series sd[3], sh[3];
+    struct l2_series sd[3], sh[3], st[3];
     unsigned ns = a->nsweep < maxs ? a->nsweep : maxs, nx = a->nsteps;
     for (unsigned k = 0; k < nx; k++)
         x[k] = step * k;
@@ -152,10 +153,12 @@ static void sweeps(FILE *f, const struct l2_advice *a)
             const struct l2_plan *p = &a->plan[a->sweep[s][k]];
             dram[s][k] = (double)p->dram;
             hit[s][k] = plan_rate(p);
+            ns_[s][k] = p->est_ns;
         }
         plan_label(a, &a->plan[a->sweep[s][0]], 1, names[s], sizeof names[s]);
         sd[s] = (struct l2_series){names[s], dram[s], NULL};
         sh[s] = (struct l2_series){names[s], hit[s], NULL};
+        st[s] = (struct l2_series){names[s], ns_[s], NULL};
     }
     const struct l2_plan *base = &a->plan[0];
     struct l2_line_chart c = {.id = "sweep-dram",
@@ -171,6 +174,13 @@ static void sweeps(FILE *f, const struct l2_advice *a)
                               .ref_name = "baseline (as traced)",
                               .ref = (double)base->dram};
     fputs("<div class=\"charts\">\n", f);
+    l2_svg_line_chart(f, &c);
+    c.id = "sweep-time";
+    c.title = "Estimated time against set-aside";
+    c.yname = "estimated time";
+    c.yunit = L2_UNIT_NS;
+    c.s = st;
+    c.ref = base->est_ns;
     l2_svg_line_chart(f, &c);
     c.id = "sweep-hit-rate";
     c.title = "L2 hit rate against set-aside";
@@ -206,7 +216,7 @@ int l2_advice_html(FILE *f, const struct l2_advice *a, unsigned top, l2_err *e)
     double step = (double)(a->cfg.l2_size / (a->cfg.ways ? a->cfg.ways : 1));
     fprintf(f, "<p class=\"note\">%llu records; L2 %s, %llu ways, set-aside up to %s in steps of %s; "
                "%u of the %u buffers with traffic considered; %u plans simulated in %u passes. "
-               "Plans are ranked by DRAM bytes (read and written), then estimated time.</p>\n",
+               "Plans are ranked by estimated time, then DRAM bytes (read and written).</p>\n",
             (unsigned long long)a->records, l2_fmt_value((double)a->cfg.l2_size, L2_UNIT_BYTES, b, sizeof b),
             (unsigned long long)a->cfg.ways, l2_fmt_value((double)a->cfg.setaside_max, L2_UNIT_BYTES, b2, sizeof b2),
             l2_fmt_value(step, L2_UNIT_BYTES, b3, sizeof b3), a->nbuf, a->nbuf_all, a->nplans, a->passes);

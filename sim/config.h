@@ -71,6 +71,9 @@ enum l2_smmap { L2_SMMAP_LIST(L2_X_ENUM) L2_NSMMAP };
     X(dirty_ways, CFG_UINT, 0, 32, 0, NULL,                                                   \
       "ways of a set that may hold written data (0: no limit): a store that leaves more writes back " \
       "the least recently used of the others, which stays, clean")                             \
+    X(dirty_gap_ways, CFG_UINT, 0, 32, 0, NULL,                                               \
+      "dirty_ways > 0: written data may hold at most the ways outside the set-aside less this many " \
+      "(and never fewer than one)")                                                            \
     X(reprieve_min_ways, CFG_UINT, 1, 32, 1, NULL,                                            \
       "written_reprieve_pct > 0: a written line can have the reprieve only if the store that made it " \
       "written (from clean) left at least this many ways of its set holding written data, itself "  \
@@ -135,6 +138,12 @@ enum l2_smmap { L2_SMMAP_LIST(L2_X_ENUM) L2_NSMMAP };
       "share of dram_gbps that streaming reads achieve, percent")                               \
     X(dram_partial_efficiency_pct, CFG_DOUBLE, 1, 100, 92, NULL,                                \
       "share of dram_gbps achieved by reads of less than a line (scattered granules), percent") \
+    X(wb_room_ways, CFG_UINT, 0, 32, 0, NULL,                                                   \
+      "with fewer ways than this outside the set-aside, a kernel whose write-backs are a quarter " \
+      "or more of its DRAM bytes moves all of them slower (0: never)")                          \
+    X(wb_slow_per_way, CFG_DOUBLE, 0, 100, 0.0, NULL,                                           \
+      "... by this much more time per way short of wb_room_ways (fewer write-backs: in "        \
+      "proportion)")                                                                            \
     X(dram_channels, CFG_UINT, 1, 4096, 80, NULL, "DRAM channels sharing the bandwidth")        \
     X(mshr_per_slice, CFG_UINT, 1, 65536, 256, NULL, "line misses one L2 slice keeps in flight") \
     X(sm_inflight, CFG_UINT, 1, 1048576, 256, NULL,                                             \

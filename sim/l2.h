@@ -39,9 +39,12 @@
  *    percent of lines that a hash picks (l2_reprieved) and its set then
  *    holds at least reprieve_min_ways written ways.  With dirty_ways > 0
  *    a store that leaves more than dirty_ways ways of its set holding
- *    written data writes back the least recently used of the others, which
- *    stays, clean (l2_path_mark_written; a copy's mark ends without a
- *    write-back).
+ *    written data, or more than the ways outside a set-aside less
+ *    dirty_gap_ways, writes back the least recently used of the others,
+ *    which stays, clean (l2_path_mark_written; a copy's mark ends without
+ *    a write-back; measured: at the largest set-aside, 6 ways outside it,
+ *    20 MiB stored again is written back whole, at set-aside 0 none of
+ *    it, rows H101, H102, H113, H114, and c of c = a + b too, H85).
  *  - Prefetch fills the home partition only.  applypriority (demote
  *    evict_last to normal) and discard (drop without write-back) act where
  *    the request goes: the issuing SM's near partition and the home
@@ -84,6 +87,8 @@ struct l2 {
     unsigned chunk_shift; /* set_hash = stripe: log2(lines per run) */
     uint32_t quota;
     uint64_t setaside;
+    uint32_t room;            /* ways outside the set-aside (all of them without one) */
+    uint32_t dirty_cap;       /* written ways a set may hold: dirty_ways, at most room - dirty_gap_ways (0: no limit) */
     uint16_t *sm_part; /* cfg.sms entries */
     uint16_t dram_bytes[256]; /* DRAM read bytes by missing-sector mask */
     uint8_t fill_mask[256];   /* sectors a read of a missing-sector mask fills: its dram_atom granules */

@@ -78,9 +78,10 @@ static uint32_t l2_path_written_back(const struct l2 *l, const struct l2_cache *
  * sectors `mask`.  When that makes one more way of the set hold written
  * data: with written_reprieve_pct, the line earns the reprieve if the hash
  * picks it (l2_reprieved) and the set now holds at least reprieve_min_ways
- * written ways; with dirty_ways, if the set now holds more than dirty_ways
- * of them, the least recently used of the others is written back and
- * stays, clean. */
+ * written ways; with dirty_ways, if the set now holds more than dirty_cap
+ * of them (dirty_ways, at most the ways outside the set-aside less
+ * dirty_gap_ways), the least recently used of the others is written back
+ * and stays, clean. */
 L2_PATH_FN void l2_path_mark_written(const struct l2 *l, const struct l2_cache *c, const struct l2_geom g,
                                      unsigned char *b, unsigned w, uint64_t line, uint8_t mask,
                                      struct l2_outcome *out)
@@ -88,13 +89,13 @@ L2_PATH_FN void l2_path_mark_written(const struct l2 *l, const struct l2_cache *
     uint8_t *dirty = l2_blk_dirty(g, b, w);
     const uint8_t was = *dirty;
     *dirty |= mask;
-    if (was || !(l->cfg.dirty_ways || l->reprieve_cut))
+    if (was || !(l->dirty_cap || l->reprieve_cut))
         return;
     const uint32_t ways = l2_blk_dirty_ways(g, b);
     const uint32_t n = (uint32_t)l2_popcount32(ways);
     if (l->reprieve_cut)
         l2_blk_set_earned(g, b, w, n >= l->cfg.reprieve_min_ways && l2_reprieved(l, line));
-    if (!l->cfg.dirty_ways || n <= l->cfg.dirty_ways)
+    if (!l->dirty_cap || n <= l->dirty_cap)
         return;
     const unsigned old = l2_cache_lru(g, b + g.off_rank, ways & ~(UINT32_C(1) << w));
     out->dram_wr += l2_path_written_back(l, c, g, b, old);

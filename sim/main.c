@@ -139,10 +139,10 @@ static void help_advise(FILE *f)
     fprintf(f,
             "usage: l2sim advise [OPTIONS] TRACE\n\n"
             "Suggests which buffers (the trace's alloc lines) to make persisting, streaming or normal,\n"
-            "with which set-aside, or which access-policy window and hitRatio, ranked by the DRAM bytes\n"
-            "they save and then by estimated time.  The search is bounded: the baseline, every single\n"
+            "with which set-aside, or which access-policy window and hitRatio, ranked by estimated time\n"
+            "and then by the DRAM bytes they save.  The search is bounded: the baseline, every single\n"
             "change to the buffers with the most DRAM traffic, greedy passes that add one change at a\n"
-            "time while it saves traffic, windows at 8 hitRatios on the two busiest buffers, and a\n"
+            "time while it ranks higher, windows at 8 hitRatios on the two busiest buffers, and a\n"
             "set-aside sweep (steps of l2_size / ways) of the best plans; each pass simulates up to %u\n"
             "plans over one reading of the trace.  Each suggestion comes with its predicted savings per\n"
             "buffer, the --policy lines that simulate it and the CUDA code that applies it.\n\noptions:\n",

@@ -103,6 +103,7 @@ static __attribute__((noinline)) int new_kernel(struct l2_sim *s, const struct l
     k->stream = ev->stream;
     k->pos = ev->pos;
     k->time.warps = l2_kernel_warps(&s->l2.cfg, ev->grid, ev->block);
+    k->time.room = s->l2.room;
     s->nk++;
     for (uint32_t i = 0; i < s->nwin; i++)
         if (s->win[i].stream == ev->stream && s->win[i].on)

@@ -204,6 +204,9 @@ int l2_ktime_merge(struct l2_ktime *a, const struct l2_ktime *b)
         a->pos = b->pos;
     if (!a->warps)
         a->warps = b->warps;
+    if (!a->room)
+        a->room = b->room;
+    a->dram_wr += b->dram_wr;
     buckets_merge(a->ob, &a->oshift, b->ob, b->oshift, L2_OBUCKETS, tmp);
     if (b->cb)
         buckets_merge(a->cb, &a->cshift, b->cb, b->cshift, L2_CBUCKETS, tmp);
@@ -297,6 +300,7 @@ unsigned l2_timing_line(struct l2_timing *t, struct l2_ktime *kt, const struct l
         kt->dram[ch] += dw;
         ts->xbar += fb; /* filed into the near partition's crossing by l2_timing_done */
         ts->dram += dw;
+        ts->dram_wr += wr * L2_DRAM_W;
         if (nmiss && !left) { /* a new fill: one MSHR of the home slice */
             kt->mshr[hs]++;
             ts->mshr++;
@@ -331,6 +335,7 @@ unsigned l2_timing_line(struct l2_timing *t, struct l2_ktime *kt, const struct l
         kt->dram[ch] += wr * L2_DRAM_W; /* the victim's write-back, or a no_allocate store written through */
         ts->xbar += xb;
         ts->dram += wr * L2_DRAM_W;
+        ts->dram_wr += wr * L2_DRAM_W;
         b->sec[prio][cross ? L2_SC_FAR : L2_SC_NEAR] += sectors;
         lat = t->lat[cross ? L2_SC_FAR : L2_SC_NEAR];
     } else {
@@ -351,6 +356,19 @@ unsigned l2_timing_line(struct l2_timing *t, struct l2_ktime *kt, const struct l
 
 /* ---- the per-kernel half ---- */
 
+/* How many times as long DRAM takes for a kernel that writes back while
+ * few ways lie outside the set-aside (wb_room_ways, wb_slow_per_way). */
+static double wb_slowdown(const struct l2_config *cfg, const struct geometry *g, const struct l2_ktime *k)
+{
+    if (!k->room || k->room >= cfg->wb_room_ways || !k->dram_wr)
+        return 1;
+    uint64_t work = 0;
+    for (uint32_t i = 0; i < g->n[RES_DRAM]; i++)
+        work += k->serv[g->off[RES_DRAM] + i];
+    const double share = 4.0 * (double)k->dram_wr / (double)work;
+    return 1 + cfg->wb_slow_per_way * (cfg->wb_room_ways - k->room) * (share < 1 ? share : 1);
+}
+
 /* Cycles per unit of work of each resource in all, its imbalance included. */
 static void unit_cycles(const struct l2_config *cfg, const struct geometry *g, const struct l2_ktime *k,
                         double kr[L2_NRES])
@@ -365,6 +383,7 @@ static void unit_cycles(const struct l2_config *cfg, const struct geometry *g, c
     per[RES_MSHR] = cfg->lat_dram / (double)cfg->mshr_per_slice;
     per[RES_PORT] = 1.0 / cfg->sm_bytes_per_clk;
     per[RES_SLOT] = 1.0 / ((double)cfg->sm_inflight * occ);
+    per[RES_DRAM] *= wb_slowdown(cfg, g, k);
     for (unsigned r = 0; r < L2_NRES; r++) {
         uint64_t sum = 0, top = 0;
         for (uint32_t i = 0; i < g->n[r]; i++) {

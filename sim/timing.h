@@ -35,7 +35,12 @@
  *    and DRAM channel follow from its set and partition.  A resource of n
  *    servers needing work W takes W x (time per unit) / n x imbalance,
  *    the imbalance being the busiest server's share over the mean share
- *    in the kernel.
+ *    in the kernel.  With fewer than wb_room_ways ways outside the
+ *    set-aside when the kernel starts, DRAM takes 1 + wb_slow_per_way x
+ *    (the ways short) times as long, in proportion to the write-backs'
+ *    share of its work up to a quarter (measured: c = a + b over 20 MiB
+ *    arrays takes 2.3 times as long at the H100's largest set-aside as at
+ *    none, stores 2.6-3.1 times, loads alike; rows H91-H108, H109-H120).
  *  - Base latencies: near hit lat_near_hit, far hit lat_far_hit, miss
  *    lat_dram (+ lat_far_hit - lat_near_hit when the home partition is the
  *    far one).  A line's latency is that of its slowest sector.
@@ -152,6 +157,8 @@ struct l2_ktime {
     uint32_t kernel;       /* 1 + the kernel's index */
     uint32_t nseen;        /* SMs that issued in the kernel so far */
     uint32_t warps;        /* resident warps per SM its grid and block give (l2_kernel_warps); 0: not given */
+    uint32_t room;         /* ways outside the set-aside when it started (l2.room); 0: not known */
+    uint64_t dram_wr;      /* DRAM work of its write-backs (part of the dram servers' work) */
     uint64_t *sm_seen;     /* their bitmap (the same in every lane) */
 };
 
@@ -240,7 +247,7 @@ int l2_timing_access(struct l2_timing *t, struct l2_ktime *kt, int sm, unsigned 
 /* Sums of an access's lines that go to its bucket and its issuer's
  * servers once (l2_timing_done); zeroed by the caller. */
 struct l2_tsum {
-    uint64_t xbar, dram, mshr, slot;
+    uint64_t xbar, dram, dram_wr, mshr, slot;
     uint32_t lines, max_lat;
 };
 
@@ -275,6 +282,7 @@ static inline void l2_timing_done(const struct l2_timing *t, struct l2_ktime *kt
     b->work[RES_SLICE] += slice;
     b->work[RES_XBAR] += ts->xbar;
     b->work[RES_DRAM] += ts->dram;
+    kt->dram_wr += ts->dram_wr;
     b->work[RES_MSHR] += ts->mshr;
     b->work[RES_PORT] += port;
     b->work[RES_SLOT] += slot;

@@ -253,6 +253,7 @@ START_TEST(advise_html_page)
         if (run == 0) {
             char *charts = check_page(hp), want[64];
             ASSERT_CONTAINS(charts, "svg sweep-dram bars=0\n");
+            ASSERT_CONTAINS(charts, "svg sweep-time bars=0\n");
             ASSERT_CONTAINS(charts, "svg sweep-hit-rate bars=0\n");
             snprintf(want, sizeof want, "svg buffer-dram bars=%u\n", 2 * (1 + nsug)); /* buffers x plans */
             ASSERT_CONTAINS(charts, want);

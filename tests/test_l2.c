@@ -1020,6 +1020,40 @@ START_TEST(reprieve_min_ways_earned_at_write)
 }
 END_TEST
 
+/* dirty_gap_ways: written data may hold at most the ways outside the
+ * set-aside less the gap: with 1 of 4 ways set aside and a gap of 1, a
+ * third written way writes back the oldest, which stays, clean; without a
+ * set-aside dirty_ways (3) allows it. */
+START_TEST(setaside_limits_written_ways)
+{
+    for (int set = 0; set <= 1; set++) {
+        struct l2 l;
+        const char *extra[] = {"dirty_ways=3", "dirty_gap_ways=1", NULL};
+        tiny(&l, 1, extra);
+        l2_err e;
+        ck_assert_int_eq(l2_set_setaside(&l, set ? 1024 : 0, &e), 0);
+        ck_assert_uint_eq(l.dirty_cap, set ? 2 : 3);
+        uint64_t v[3];
+        lines_in_set(&l, 0, -1, 3, v);
+        acc(&l, OP_WRITE, PRIO_EVICT_UNCHANGED, v[0], 0xf, 0);
+        acc(&l, OP_WRITE, PRIO_EVICT_UNCHANGED, v[1], 0xf, 0);
+        struct l2_outcome o = acc(&l, OP_WRITE, PRIO_EVICT_UNCHANGED, v[2], 0xf, 0);
+        ck_assert_uint_eq(o.dram_wr, set ? 128 : 0);
+        ck_assert_uint_eq(*l2_cache_dirty(&l.part[0], resident(&l, 0, v[0])), set ? 0 : 0xf);
+        ck_assert_int_ge(slot_of(&l, 0, v[0]), 0); /* it stays */
+        l2_free(&l);
+    }
+    /* the set-aside never leaves written data less than one way */
+    struct l2 l;
+    const char *extra[] = {"dirty_ways=3", "dirty_gap_ways=4", NULL};
+    tiny(&l, 1, extra);
+    l2_err e;
+    ck_assert_int_eq(l2_set_setaside(&l, 1024, &e), 0);
+    ck_assert_uint_eq(l.dirty_cap, 1);
+    l2_free(&l);
+}
+END_TEST
+
 /* dirty_ways: a store that leaves more ways of its set holding written
  * data than dirty_ways writes back the least recently used of the others,
  * which stays, clean; a copy's is written back as nothing (its home line
@@ -1218,6 +1252,7 @@ Suite *l2_suite(void)
     tcase_add_test(tc, reprieve_min_ways_earned_at_write);
     tcase_add_test(tc, written_reprieve_share);
     tcase_add_test(tc, dirty_ways_writes_back_oldest);
+    tcase_add_test(tc, setaside_limits_written_ways);
     tcase_add_test(tc, store_drops_far_copy);
     tcase_add_test(tc, far_store_copies_near);
     tcase_add_test(tc, granules_fill_and_move);

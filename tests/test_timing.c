@@ -489,6 +489,45 @@ START_TEST(stores_and_writebacks)
 }
 END_TEST
 
+/* wb_room_ways, wb_slow_per_way: with 10 of 16 ways set aside (6 outside,
+ * 3 short of 9) DRAM takes 1 + 0.5 x 3 = 2.5 times as long for a kernel
+ * whose write-backs are a quarter or more of its DRAM bytes; a kernel that
+ * only reads, and both kernels with 5 ways set aside, take the time they
+ * take without a set-aside (the cache does the same in all three; sets in
+ * stripes, so that the reads evict every written line). */
+START_TEST(setaside_slows_writebacks)
+{
+    static const char *const sa[3] = {"", "setaside 20KiB\n", "setaside 40KiB\n"};
+    static const double slower[3] = {1, 1, 2.5};
+    double base[2] = {0, 0};
+    static char tr[3 << 16];
+    for (unsigned i = 0; i < 3; i++) {
+        struct tests_run r;
+        const char *const more[] = {"setaside_max=40KiB", "wb_room_ways=9", "wb_slow_per_way=0.5", "set_hash=stripe", NULL};
+        tiny_start(&r, more);
+        snprintf(tr, sizeof tr, "%skernel st\n", sa[i]);
+        for (unsigned j = 0; j < 512; j++) /* 64 KiB written: the whole L2 */
+            snprintf(tr + strlen(tr), sizeof tr - strlen(tr), "W 0x%x 128 sm=0\n", 0x100000 + 128 * j);
+        strcat(tr, "kernel wb\n"); /* reads that evict the written lines */
+        add_reads(tr, sizeof tr, 0x200000, 512, 0, -1);
+        strcat(tr, "kernel ld\n"); /* reads that evict clean lines */
+        add_reads(tr, sizeof tr, 0x300000, 512, 0, -1);
+        tests_run_ok(&r, tr);
+        const struct l2_counters *wb = &r.sim.k[1].total, *ld = &r.sim.k[2].total;
+        ck_assert_uint_ge(4 * wb->dram_wr, wb->dram_rd + wb->dram_wr);
+        ck_assert_uint_eq(ld->dram_wr, 0);
+        for (unsigned k = 0; k < 2; k++) {
+            const double b = eval(&r, k + 1).bound_ns[RES_DRAM];
+            ck_assert(b > 0);
+            if (i == 0)
+                base[k] = b;
+            ck_assert_double_eq_tol(b / base[k], k == 0 ? slower[i] : 1, 1e-9);
+        }
+        tests_run_end(&r);
+    }
+}
+END_TEST
+
 /* More lines than buckets: the buckets coarsen and keep every sum. */
 START_TEST(buckets_coarsen)
 {
@@ -984,6 +1023,7 @@ Suite *timing_suite(void)
     tcase_add_test(tc, inflight_per_sm);
     tcase_add_test(tc, estimate_units);
     tcase_add_test(tc, stores_and_writebacks);
+    tcase_add_test(tc, setaside_slows_writebacks);
     tcase_add_test(tc, buckets_coarsen);
     tcase_add_test(tc, lanes_merge_exactly);
     tcase_add_test(tc, deterministic);
