@@ -141,7 +141,7 @@ static void sweeps(FILE *f, const struct l2_advice *a)
             l2_fmt_value(step * (a->nsteps - 1), L2_UNIT_BYTES, b, sizeof b),
             l2_fmt_value(step, L2_UNIT_BYTES, b2, sizeof b2));
     double x[L2_ADVISE_MAX_STEPS], dram[3][L2_ADVISE_MAX_STEPS], hit[3][L2_ADVISE_MAX_STEPS],
-        ns_[3][L2_ADVISE_MAX_STEPS];
+        tm[3][L2_ADVISE_MAX_STEPS];
     static const unsigned maxs = sizeof a->sweep / sizeof a->sweep[0];
     char names[3][LABEL_MAX];
     struct l2_series sd[3], sh[3], st[3];
@@ -153,12 +153,12 @@ static void sweeps(FILE *f, const struct l2_advice *a)
             const struct l2_plan *p = &a->plan[a->sweep[s][k]];
             dram[s][k] = (double)p->dram;
             hit[s][k] = plan_rate(p);
-            ns_[s][k] = p->est_ns;
+            tm[s][k] = p->est_ns;
         }
         plan_label(a, &a->plan[a->sweep[s][0]], 1, names[s], sizeof names[s]);
         sd[s] = (struct l2_series){names[s], dram[s], NULL};
         sh[s] = (struct l2_series){names[s], hit[s], NULL};
-        st[s] = (struct l2_series){names[s], ns_[s], NULL};
+        st[s] = (struct l2_series){names[s], tm[s], NULL};
     }
     const struct l2_plan *base = &a->plan[0];
     struct l2_line_chart c = {.id = "sweep-dram",

@@ -119,8 +119,8 @@ int l2_set_setaside(struct l2 *l, uint64_t bytes, l2_err *e)
     l->quota = l2_quota_ways(&l->cfg, bytes);
     l->room = bytes > 0 && l->quota < l->cfg.ways ? (uint32_t)l->cfg.ways - l->quota : (uint32_t)l->cfg.ways;
     /* written data keeps dirty_gap_ways of the ways outside the set-aside free (at least one way for it) */
-    const uint32_t room = l->room > l->cfg.dirty_gap_ways ? l->room - (uint32_t)l->cfg.dirty_gap_ways : 1;
-    l->dirty_cap = l->cfg.dirty_ways && l->cfg.dirty_ways > room ? room : (uint32_t)l->cfg.dirty_ways;
+    const uint32_t written = l->room > l->cfg.dirty_gap_ways ? l->room - (uint32_t)l->cfg.dirty_gap_ways : 1;
+    l->dirty_cap = l->cfg.dirty_ways && l->cfg.dirty_ways > written ? written : (uint32_t)l->cfg.dirty_ways;
     double first = l->cfg.first_ways, share = l->cfg.first_share * (double)(l->cfg.ways - l->quota);
     if (bytes > 0 && l->cfg.first_share > 0 && share < first)
         first = share;

@@ -357,14 +357,12 @@ unsigned l2_timing_line(struct l2_timing *t, struct l2_ktime *kt, const struct l
 /* ---- the per-kernel half ---- */
 
 /* How many times as long DRAM takes for a kernel that writes back while
- * few ways lie outside the set-aside (wb_room_ways, wb_slow_per_way). */
-static double wb_slowdown(const struct l2_config *cfg, const struct geometry *g, const struct l2_ktime *k)
+ * few ways lie outside the set-aside (wb_room_ways, wb_slow_per_way);
+ * work: the kernel's DRAM work, its write-backs' included. */
+static double wb_slowdown(const struct l2_config *cfg, const struct l2_ktime *k, uint64_t work)
 {
     if (!k->room || k->room >= cfg->wb_room_ways || !k->dram_wr)
         return 1;
-    uint64_t work = 0;
-    for (uint32_t i = 0; i < g->n[RES_DRAM]; i++)
-        work += k->serv[g->off[RES_DRAM] + i];
     const double share = 4.0 * (double)k->dram_wr / (double)work;
     return 1 + cfg->wb_slow_per_way * (cfg->wb_room_ways - k->room) * (share < 1 ? share : 1);
 }
@@ -383,7 +381,6 @@ static void unit_cycles(const struct l2_config *cfg, const struct geometry *g, c
     per[RES_MSHR] = cfg->lat_dram / (double)cfg->mshr_per_slice;
     per[RES_PORT] = 1.0 / cfg->sm_bytes_per_clk;
     per[RES_SLOT] = 1.0 / ((double)cfg->sm_inflight * occ);
-    per[RES_DRAM] *= wb_slowdown(cfg, g, k);
     for (unsigned r = 0; r < L2_NRES; r++) {
         uint64_t sum = 0, top = 0;
         for (uint32_t i = 0; i < g->n[r]; i++) {
@@ -392,6 +389,8 @@ static void unit_cycles(const struct l2_config *cfg, const struct geometry *g, c
             top = v > top ? v : top;
         }
         double f = sum ? (double)top * g->n[r] / (double)sum : 1;
+        if (r == RES_DRAM)
+            per[r] *= wb_slowdown(cfg, k, sum);
         kr[r] = per[r] * f / g->n[r];
     }
 }
