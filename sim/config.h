@@ -131,6 +131,9 @@ enum l2_smmap { L2_SMMAP_LIST(L2_X_ENUM) L2_NSMMAP };
       "latency of a miss served by DRAM through the near partition, cycles")                   \
     X(l2_slices, CFG_UINT, 1, 4096, 80, NULL, "L2 slices in all (the same number per partition)") \
     X(slice_bytes_per_clk, CFG_DOUBLE, 1, 1000000000, 44, NULL, "throughput of one L2 slice, bytes per cycle") \
+    X(slice_req_bytes, CFG_UINT, 0, 4096, 0, NULL,                                                \
+      "a request (the sectors of one line an access asks for) occupies a slice for this many bytes' " \
+      "time beyond its own bytes")                                                               \
     X(xbar_bytes_per_clk, CFG_DOUBLE, 1, 1000000000, 480, NULL,                                    \
       "partition crossing: bytes per cycle into each partition from the others")              \
     X(dram_gbps, CFG_DOUBLE, 1, 1000000000, 3350, NULL, "DRAM peak bandwidth, GB/s (10^9 bytes)")   \

@@ -82,6 +82,7 @@ int l2_timing_init(struct l2_timing *t, const struct l2_config *cfg, l2_err *e)
     t->atom = (uint32_t)l2_config_granule(cfg);
     t->line_bytes = (uint32_t)cfg->line_size;
     t->partial_w = (uint32_t)(L2_DRAM_W * cfg->dram_efficiency_pct / cfg->dram_partial_efficiency_pct + 0.5);
+    t->req = (uint32_t)cfg->slice_req_bytes;
     base_latencies(cfg, t->lat);
     t->win = (uint32_t)cfg->sm_inflight;
     memcpy(t->off, g.off, sizeof t->off);
@@ -292,11 +293,13 @@ unsigned l2_timing_line(struct l2_timing *t, struct l2_ktime *kt, const struct l
          * in); what the far home serves also its slice and the crossing
          * (added without branches: home is a coin flip per line) */
         const uint32_t fb = cross ? (nfar + nmiss) << ss : 0;
+        const uint32_t freq = fb ? t->req : 0; /* the home slice's request */
         /* a DRAM read of less than a line is a scattered burst, served at
          * dram_partial_efficiency_pct (rows G01-G15, Z01-Z12) */
         const uint32_t dw = o->dram_rd * (o->dram_rd < t->line_bytes ? t->partial_w : L2_DRAM_W) + wr * L2_DRAM_W;
-        kt->slice[near * t->spp + slot] += bytes;
-        kt->slice[hs] += fb;
+        kt->slice[near * t->spp + slot] += bytes + t->req;
+        kt->slice[hs] += fb + freq;
+        ts->req += t->req + freq;
         kt->dram[ch] += dw;
         ts->xbar += fb; /* filed into the near partition's crossing by l2_timing_done */
         ts->dram += dw;
@@ -330,7 +333,8 @@ unsigned l2_timing_line(struct l2_timing *t, struct l2_ktime *kt, const struct l
     } else if (op == OP_WRITE) {
         /* to the home slice, across if it is the far one; no DRAM read */
         const uint32_t xb = cross ? bytes : 0;
-        kt->slice[hs] += bytes;
+        kt->slice[hs] += bytes + t->req;
+        ts->req += t->req;
         kt->xbar[home] += xb;
         kt->dram[ch] += wr * L2_DRAM_W; /* the victim's write-back, or a no_allocate store written through */
         ts->xbar += xb;
@@ -341,7 +345,8 @@ unsigned l2_timing_line(struct l2_timing *t, struct l2_ktime *kt, const struct l
     } else {
         /* applypriority, discard: a tag operation at home */
         uint32_t one = 1u << ss;
-        kt->slice[hs] += one;
+        kt->slice[hs] += one + t->req;
+        ts->req += t->req;
         lat = t->lat[cross ? L2_SC_FAR : L2_SC_NEAR];
     }
     /* the issuer's port and slots, like the bucket's work, are filed by

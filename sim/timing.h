@@ -21,7 +21,11 @@
  *  - Resources and the work a line brings them: L2 slices (bytes;
  *    l2_slices slices, slice_bytes_per_clk each; every sector of a load
  *    passes the near slice, sectors served from another partition also
- *    their home slice; stores, applypriority and discard the home slice),
+ *    their home slice; stores, applypriority and discard the home slice;
+ *    each slice a line passes also takes slice_req_bytes for the request
+ *    itself: measured, random one-sector reads that hit cost the H100's
+ *    slices 1.7 times as much per sector as a stream's 128-byte reads, rows
+ *    G01-G03, H133-H140),
  *    the partition crossing (bytes; one link into each partition,
  *    xbar_bytes_per_clk), DRAM (bytes: dram_atom granules read, and the
  *    write-backs of victims rounded up to granules; dram_channels sharing
@@ -202,6 +206,7 @@ struct l2_timing {
     uint32_t atom;         /* DRAM granule, bytes (a power of two) */
     uint32_t line_bytes;   /* line size: a DRAM read of fewer bytes is partial */
     uint32_t partial_w;    /* DRAM work per byte of a partial read, in 1/L2_DRAM_W of a byte */
+    uint32_t req;          /* slice_req_bytes */
     uint32_t lat[L2_NSC];  /* base latency of each class, cycles */
     uint32_t win;          /* sm_inflight */
     uint32_t off[L2_NRES]; /* where each resource's servers start in l2_ktime.serv */
@@ -247,7 +252,7 @@ int l2_timing_access(struct l2_timing *t, struct l2_ktime *kt, int sm, unsigned 
 /* Sums of an access's lines that go to its bucket and its issuer's
  * servers once (l2_timing_done); zeroed by the caller. */
 struct l2_tsum {
-    uint64_t xbar, dram, dram_wr, mshr, slot;
+    uint64_t xbar, dram, dram_wr, mshr, slot, req;
     uint32_t lines, max_lat;
 };
 
@@ -266,7 +271,7 @@ unsigned l2_timing_line(struct l2_timing *t, struct l2_ktime *kt, const struct l
  * then 0).  A load's lines cross into the near partition, so its crossing
  * is filed there once; every line's bytes pass one slice, and a load's
  * crossing bytes the home slice too; applypriority and discard pass one
- * sector a line. */
+ * sector a line; each request adds slice_req_bytes (the lines' ts->req). */
 static inline void l2_timing_done(const struct l2_timing *t, struct l2_ktime *kt, const struct l2_tacc *a,
                                   const struct l2_tsum *ts, enum l2_op op, uint64_t sectors, unsigned near)
 {
@@ -279,7 +284,7 @@ static inline void l2_timing_done(const struct l2_timing *t, struct l2_ktime *kt
         slice += ts->xbar;
     } else if (op != OP_WRITE)
         slice = (uint64_t)ts->lines << t->sector_shift;
-    b->work[RES_SLICE] += slice;
+    b->work[RES_SLICE] += slice + ts->req;
     b->work[RES_XBAR] += ts->xbar;
     b->work[RES_DRAM] += ts->dram;
     kt->dram_wr += ts->dram_wr;

@@ -179,11 +179,6 @@ START_TEST(dram_queue_saturated)
 }
 END_TEST
 
-/* Two loads of one line at cycle 0: the first misses (DRAM 4 cycles, data
- * 100 later: 104); the second finds the line in the cache model (a hit)
- * but its fill in flight, and waits for the rest of it, 100 cycles: a
- * merged miss, one DRAM read.  A third load at 200 is a plain near hit:
- * the kernel ends at 210. */
 /* A DRAM read of less than a line goes at dram_partial_efficiency_pct:
  * eight 32-byte misses at half efficiency take the DRAM as long as 512
  * bytes (16 ns at 32 bytes/ns); eight whole lines are not affected. */
@@ -212,6 +207,37 @@ START_TEST(partial_reads_slower)
 }
 END_TEST
 
+/* Every request (a line's sectors of an access) costs its slice
+ * slice_req_bytes beyond its data: at 32 bytes a cycle and 32 bytes a
+ * request, eight one-sector reads take the slice 8 x 64 / 32 = 16 cycles
+ * (8 without the cost), and eight whole lines 8 x 160 / 32 = 40 (32). */
+START_TEST(slice_cost_per_request)
+{
+    const char *const slow[] = {"slice_bytes_per_clk=32", "dram_gbps=1048576", NULL};
+    const char *const req[] = {"slice_bytes_per_clk=32", "dram_gbps=1048576", "slice_req_bytes=32", NULL};
+    const char *const *cfgs[2] = {slow, req};
+    const double sector_ns[2] = {8, 16}, line_ns[2] = {32, 40};
+    for (int v = 0; v < 2; v++) {
+        char tr[2048] = "kernel sectors\n";
+        for (unsigned i = 0; i < 8; i++)
+            snprintf(tr + strlen(tr), sizeof tr - strlen(tr), "R 0x%x 32 sm=0 @0\n", 0x10000 + 4096 * i);
+        strcat(tr, "kernel lines\n");
+        add_reads(tr, sizeof tr, 0x40000, 8, 0, 0);
+        struct tests_run r;
+        tiny_start(&r, cfgs[v]);
+        tests_run_ok(&r, tr);
+        ck_assert_double_eq_tol(eval(&r, 0).bound_ns[RES_SLICE], sector_ns[v], TOL);
+        ck_assert_double_eq_tol(eval(&r, 1).bound_ns[RES_SLICE], line_ns[v], TOL);
+        tests_run_end(&r);
+    }
+}
+END_TEST
+
+/* Two loads of one line at cycle 0: the first misses (DRAM 4 cycles, data
+ * 100 later: 104); the second finds the line in the cache model (a hit)
+ * but its fill in flight, and waits for the rest of it, 100 cycles: a
+ * merged miss, one DRAM read.  A third load at 200 is a plain near hit:
+ * the kernel ends at 210. */
 START_TEST(merged_misses)
 {
     struct tests_run r;
@@ -1016,6 +1042,7 @@ Suite *timing_suite(void)
     tcase_add_test(tc, buckets);
     tcase_add_test(tc, dram_queue_saturated);
     tcase_add_test(tc, partial_reads_slower);
+    tcase_add_test(tc, slice_cost_per_request);
     tcase_add_test(tc, merged_misses);
     tcase_add_test(tc, mshr_bound);
     tcase_add_test(tc, far_hit_costs_more);
