@@ -150,7 +150,8 @@ enum l2_smmap { L2_SMMAP_LIST(L2_X_ENUM) L2_NSMMAP };
     X(dram_channels, CFG_UINT, 1, 4096, 80, NULL, "DRAM channels sharing the bandwidth")        \
     X(mshr_per_slice, CFG_UINT, 1, 65536, 256, NULL, "line misses one L2 slice keeps in flight") \
     X(sm_inflight, CFG_UINT, 1, 1048576, 256, NULL,                                             \
-      "lines (L2 requests) one SM keeps in flight when the trace gives no @CYCLE")             \
+      "lines (L2 requests) one SM keeps in flight when the trace gives no @CYCLE; a line of fewer " \
+      "sectors holds its share of one")                                                         \
     X(sm_warps, CFG_UINT, 1, 1024, 64, NULL,                                                    \
       "resident warps per SM that sm_inflight assumes (full occupancy); a kernel line whose grid= and " \
       "block= leave fewer per SM keeps proportionally fewer lines in flight")                   \

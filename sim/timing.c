@@ -83,6 +83,7 @@ int l2_timing_init(struct l2_timing *t, const struct l2_config *cfg, l2_err *e)
     t->line_bytes = (uint32_t)cfg->line_size;
     t->partial_w = (uint32_t)(L2_DRAM_W * cfg->dram_efficiency_pct / cfg->dram_partial_efficiency_pct + 0.5);
     t->req = (uint32_t)cfg->slice_req_bytes;
+    t->spl = (uint32_t)(cfg->line_size / cfg->sector_size);
     base_latencies(cfg, t->lat);
     t->win = (uint32_t)cfg->sm_inflight;
     memcpy(t->off, g.off, sizeof t->off);
@@ -144,6 +145,7 @@ static void bucket_add(struct l2_tbucket *a, const struct l2_tbucket *b)
     for (unsigned r = 0; r < L2_NRES; r++)
         a->work[r] += b->work[r];
     a->lines += b->lines;
+    a->slot_sec += b->slot_sec;
     for (unsigned p = 0; p < L2_NPRIO; p++) {
         for (unsigned c = 0; c < L2_NSC; c++)
             a->sec[p][c] += b->sec[p][c];
@@ -352,7 +354,11 @@ unsigned l2_timing_line(struct l2_timing *t, struct l2_ktime *kt, const struct l
     /* the issuer's port and slots, like the bucket's work, are filed by
      * l2_timing_done; the slots only for accesses without @CYCLE, and the
      * port's bytes come from the caller's count of sectors */
-    ts->slot += lat;
+    /* a line holds its SM's slots in proportion to the sectors it asks
+     * for (a tag operation: a whole line): a warp instruction of
+     * sector-sized pieces keeps more lines in flight than one of whole
+     * lines (rows H137, H153-H158) */
+    ts->slot += (uint64_t)lat * (op == OP_APPLY || op == OP_DISCARD ? t->spl : sectors);
     ts->lines++;
     if (lat > ts->max_lat)
         ts->max_lat = lat;
@@ -385,7 +391,7 @@ static void unit_cycles(const struct l2_config *cfg, const struct geometry *g, c
     per[RES_DRAM] = g->nch / (cfg->dram_gbps * cfg->dram_efficiency_pct / 100.0 / clk) / L2_DRAM_W;
     per[RES_MSHR] = cfg->lat_dram / (double)cfg->mshr_per_slice;
     per[RES_PORT] = 1.0 / cfg->sm_bytes_per_clk;
-    per[RES_SLOT] = 1.0 / ((double)cfg->sm_inflight * occ);
+    per[RES_SLOT] = 1.0 / ((double)cfg->sm_inflight * (double)(cfg->line_size / cfg->sector_size) * occ);
     for (unsigned r = 0; r < L2_NRES; r++) {
         uint64_t sum = 0, top = 0;
         for (uint32_t i = 0; i < g->n[r]; i++) {
@@ -508,7 +514,7 @@ void l2_ktime_eval(const struct l2_config *cfg, const struct l2_ktime *k, struct
             top = RES_MSHR;
         double span = maxd(bb, t[RES_MSHR]);
         if (span > t[RES_SLOT] && t[RES_SLOT] > 0) {
-            double mean = (double)b->work[RES_SLOT] / (double)b->lines;
+            double mean = (double)b->work[RES_SLOT] / (double)b->slot_sec;
             double extra = mean * (span / t[RES_SLOT] - 1);
             unsigned w = waiting_classes(top);
             uint64_t all = sectors_of(b, (1u << L2_NSC) - 1), some = sectors_of(b, w);

@@ -32,10 +32,13 @@
  *    dram_gbps x dram_efficiency_pct; a line's read of less than a line
  *    goes at dram_partial_efficiency_pct instead), MSHRs (line misses; mshr_per_slice
  *    per slice, each held lat_dram cycles), SM request ports (bytes,
- *    sm_bytes_per_clk) and SM request slots (the line's latency, accesses
- *    without @CYCLE only; sm_inflight lines in flight per SM: Little's
- *    law; scaled by the kernel's resident warps per SM over sm_warps when
- *    its kernel line gives grid and block, l2_kernel_warps).  A line's slice
+ *    sm_bytes_per_clk) and SM request slots (the line's latency times
+ *    the share of a line's sectors it asks for, accesses without @CYCLE
+ *    only; sm_inflight lines in flight per SM: Little's law; scaled by the
+ *    kernel's resident warps per SM over sm_warps when its kernel line
+ *    gives grid and block, l2_kernel_warps; measured, 66-block gathers of
+ *    16-, 32- and 64-byte pieces take about as long for the same bytes,
+ *    1M, 512K and 256K lines, rows H137, H153, H154).  A line's slice
  *    and DRAM channel follow from its set and partition.  A resource of n
  *    servers needing work W takes W x (time per unit) / n x imbalance,
  *    the imbalance being the busiest server's share over the mean share
@@ -136,6 +139,7 @@ enum { L2_SC_NEAR, L2_SC_FAR, L2_SC_MISS, L2_SC_MISS_FAR, L2_NSC };
 struct l2_tbucket {
     uint64_t work[L2_NRES];
     uint64_t lines;
+    uint64_t slot_sec;              /* sectors of the lines in work[RES_SLOT] (its latencies x sectors) */
     uint64_t sec[L2_NPRIO][L2_NSC]; /* sectors, not merged */
     uint64_t msec[L2_NPRIO];        /* merged sectors ... */
     uint64_t mlat[L2_NPRIO];        /* ... and the sum of their latencies (cycles x sectors) */
@@ -207,6 +211,7 @@ struct l2_timing {
     uint32_t line_bytes;   /* line size: a DRAM read of fewer bytes is partial */
     uint32_t partial_w;    /* DRAM work per byte of a partial read, in 1/L2_DRAM_W of a byte */
     uint32_t req;          /* slice_req_bytes */
+    uint32_t spl;          /* sectors per line */
     uint32_t lat[L2_NSC];  /* base latency of each class, cycles */
     uint32_t win;          /* sm_inflight */
     uint32_t off[L2_NRES]; /* where each resource's servers start in l2_ktime.serv */
@@ -278,6 +283,8 @@ static inline void l2_timing_done(const struct l2_timing *t, struct l2_ktime *kt
     struct l2_tbucket *b = a->b;
     const uint64_t port = sectors << t->sector_shift;
     const uint64_t slot = a->cycle ? 0 : ts->slot; /* slots limit the issue of accesses without @CYCLE only */
+    if (!a->cycle) /* the slots' sectors: the lines' sectors, or whole lines for tag operations */
+        b->slot_sec += op == OP_READ || op == OP_PREFETCH || op == OP_WRITE ? sectors : (uint64_t)ts->lines * t->spl;
     uint64_t slice = port;
     if (op == OP_READ || op == OP_PREFETCH) {
         kt->xbar[near] += ts->xbar;

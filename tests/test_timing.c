@@ -427,6 +427,20 @@ START_TEST(inflight_per_sm)
     ck_assert_uint_eq(r.sim.k[1].total.accesses, 6);
     tests_run_end(&r);
 
+    /* a line of one sector holds a quarter of a slot (a warp instruction
+     * of sector-sized pieces has more lines in flight than one of whole
+     * lines): six one-sector near hits take the slots 6 x 10 / 4 / 2 = 7.5
+     * cycles */
+    char tr1[4096] = "kernel warm\n";
+    add_reads(tr1, sizeof tr1, 0x30000, 6, 0, -1);
+    strcat(tr1, "kernel k\n");
+    for (unsigned i = 0; i < 6; i++)
+        snprintf(tr1 + strlen(tr1), sizeof tr1 - strlen(tr1), "R 0x%x 32 sm=0\n", 0x30000 + 128 * i);
+    tiny_start(&r, two);
+    tests_run_ok(&r, tr1);
+    ck_assert_double_eq_tol(eval(&r, 1).bound_ns[RES_SLOT], 7.5, TOL);
+    tests_run_end(&r);
+
     /* spread over two SMs, half the time */
     char tr2[4096] = "kernel warm\n";
     add_reads(tr2, sizeof tr2, 0x30000, 6, 0, -1);
