@@ -353,11 +353,10 @@ unsigned l2_timing_line(struct l2_timing *t, struct l2_ktime *kt, const struct l
     }
     /* the issuer's port and slots, like the bucket's work, are filed by
      * l2_timing_done; the slots only for accesses without @CYCLE, and the
-     * port's bytes come from the caller's count of sectors */
-    /* a line holds its SM's slots in proportion to the sectors it asks
-     * for (a tag operation: a whole line): a warp instruction of
-     * sector-sized pieces keeps more lines in flight than one of whole
-     * lines (rows H137, H153-H158) */
+     * port's bytes come from the caller's count of sectors.  A line holds
+     * the slots in proportion to the sectors it asks for (a tag operation:
+     * a whole line): a warp instruction of sector-sized pieces keeps more
+     * lines in flight than one of whole lines (rows H137, H153-H158) */
     ts->slot += (uint64_t)lat * (op == OP_APPLY || op == OP_DISCARD ? t->spl : sectors);
     ts->lines++;
     if (lat > ts->max_lat)

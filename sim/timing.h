@@ -36,9 +36,9 @@
  *    the share of a line's sectors it asks for, accesses without @CYCLE
  *    only; sm_inflight lines in flight per SM: Little's law; scaled by the
  *    kernel's resident warps per SM over sm_warps when its kernel line
- *    gives grid and block, l2_kernel_warps; measured, 66-block gathers of
- *    16-, 32- and 64-byte pieces take about as long for the same bytes,
- *    1M, 512K and 256K lines, rows H137, H153, H154).  A line's slice
+ *    gives grid and block, l2_kernel_warps; measured, gathers of
+ *    one-sector pieces on 33 to 132 blocks took 1.4 to 2.8 times less
+ *    time than one slot a line gives, rows H137, H153, H155, H156, H158).  A line's slice
  *    and DRAM channel follow from its set and partition.  A resource of n
  *    servers needing work W takes W x (time per unit) / n x imbalance,
  *    the imbalance being the busiest server's share over the mean share
@@ -114,7 +114,7 @@ extern const char *const l2_lat_names[L2_NLAT];
     X(RES_DRAM, "dram")       /* bytes x L2_DRAM_W (partial reads weigh more) */                                                         \
     X(RES_MSHR, "mshr")       /* line misses */                                                   \
     X(RES_PORT, "sm_port")    /* bytes */                                                         \
-    X(RES_SLOT, "sm_inflight") /* latency cycles */
+    X(RES_SLOT, "sm_inflight") /* latency cycles x sectors */
 enum l2_res { L2_RES_LIST(L2_X_ENUM) L2_NRES };
 extern const char *const l2_res_names[L2_NRES];
 
