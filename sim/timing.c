@@ -301,7 +301,7 @@ unsigned l2_timing_line(struct l2_timing *t, struct l2_ktime *kt, const struct l
         const uint32_t dw = o->dram_rd * (o->dram_rd < t->line_bytes ? t->partial_w : L2_DRAM_W) + wr * L2_DRAM_W;
         kt->slice[near * t->spp + slot] += bytes + t->req;
         kt->slice[hs] += fb + freq;
-        ts->req += t->req + freq;
+        ts->slice += bytes + t->req + fb + freq;
         kt->dram[ch] += dw;
         ts->xbar += fb; /* filed into the near partition's crossing by l2_timing_done */
         ts->dram += dw;
@@ -336,7 +336,7 @@ unsigned l2_timing_line(struct l2_timing *t, struct l2_ktime *kt, const struct l
         /* to the home slice, across if it is the far one; no DRAM read */
         const uint32_t xb = cross ? bytes : 0;
         kt->slice[hs] += bytes + t->req;
-        ts->req += t->req;
+        ts->slice += bytes + t->req;
         kt->xbar[home] += xb;
         kt->dram[ch] += wr * L2_DRAM_W; /* the victim's write-back, or a no_allocate store written through */
         ts->xbar += xb;
@@ -348,7 +348,7 @@ unsigned l2_timing_line(struct l2_timing *t, struct l2_ktime *kt, const struct l
         /* applypriority, discard: a tag operation at home */
         uint32_t one = 1u << ss;
         kt->slice[hs] += one + t->req;
-        ts->req += t->req;
+        ts->slice += one + t->req;
         lat = t->lat[cross ? L2_SC_FAR : L2_SC_NEAR];
     }
     /* the issuer's port and slots, like the bucket's work, are filed by

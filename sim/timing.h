@@ -257,7 +257,7 @@ int l2_timing_access(struct l2_timing *t, struct l2_ktime *kt, int sm, unsigned 
 /* Sums of an access's lines that go to its bucket and its issuer's
  * servers once (l2_timing_done); zeroed by the caller. */
 struct l2_tsum {
-    uint64_t xbar, dram, dram_wr, mshr, slot, req;
+    uint64_t slice, xbar, dram, dram_wr, mshr, slot;
     uint32_t lines, max_lat;
 };
 
@@ -274,9 +274,8 @@ unsigned l2_timing_line(struct l2_timing *t, struct l2_ktime *kt, const struct l
  * counts them anyway, so the lines need not sum them again); near: the
  * issuer's near partition (any, without an issuer: a load's crossing is
  * then 0).  A load's lines cross into the near partition, so its crossing
- * is filed there once; every line's bytes pass one slice, and a load's
- * crossing bytes the home slice too; applypriority and discard pass one
- * sector a line; each request adds slice_req_bytes (the lines' ts->req). */
+ * is filed there once; the slices' work is what the lines added to their
+ * servers (ts->slice). */
 static inline void l2_timing_done(const struct l2_timing *t, struct l2_ktime *kt, const struct l2_tacc *a,
                                   const struct l2_tsum *ts, enum l2_op op, uint64_t sectors, unsigned near)
 {
@@ -285,13 +284,9 @@ static inline void l2_timing_done(const struct l2_timing *t, struct l2_ktime *kt
     const uint64_t slot = a->cycle ? 0 : ts->slot; /* slots limit the issue of accesses without @CYCLE only */
     if (!a->cycle) /* the slots' sectors: the lines' sectors, or whole lines for tag operations */
         b->slot_sec += op == OP_READ || op == OP_PREFETCH || op == OP_WRITE ? sectors : (uint64_t)ts->lines * t->spl;
-    uint64_t slice = port;
-    if (op == OP_READ || op == OP_PREFETCH) {
+    if (op == OP_READ || op == OP_PREFETCH)
         kt->xbar[near] += ts->xbar;
-        slice += ts->xbar;
-    } else if (op != OP_WRITE)
-        slice = (uint64_t)ts->lines << t->sector_shift;
-    b->work[RES_SLICE] += slice + ts->req;
+    b->work[RES_SLICE] += ts->slice;
     b->work[RES_XBAR] += ts->xbar;
     b->work[RES_DRAM] += ts->dram;
     kt->dram_wr += ts->dram_wr;
