@@ -117,7 +117,9 @@ int l2_set_setaside(struct l2 *l, uint64_t bytes, l2_err *e)
                        (unsigned long long)bytes, (unsigned long long)l->cfg.setaside_max);
     l->setaside = bytes;
     l->quota = l2_quota_ways(&l->cfg, bytes);
-    l->room = bytes > 0 && l->quota < l->cfg.ways ? (uint32_t)l->cfg.ways - l->quota : (uint32_t)l->cfg.ways;
+    /* without a set-aside every way; with one the ways outside it, but one
+     * way for normal data even when it takes them all */
+    l->room = bytes == 0 ? (uint32_t)l->cfg.ways : l->quota < l->cfg.ways ? (uint32_t)l->cfg.ways - l->quota : 1;
     /* written data keeps dirty_gap_ways of the ways outside the set-aside free (at least one way for it) */
     const uint32_t written = l->room > l->cfg.dirty_gap_ways ? l->room - (uint32_t)l->cfg.dirty_gap_ways : 1;
     l->dirty_cap = l->cfg.dirty_ways && l->cfg.dirty_ways > written ? written : (uint32_t)l->cfg.dirty_ways;

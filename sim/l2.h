@@ -87,7 +87,7 @@ struct l2 {
     unsigned chunk_shift; /* set_hash = stripe: log2(lines per run) */
     uint32_t quota;
     uint64_t setaside;
-    uint32_t room;            /* ways outside the set-aside (all of them without one) */
+    uint32_t room;            /* ways outside the set-aside (all of them without one; at least 1) */
     uint32_t dirty_cap;       /* written ways a set may hold: dirty_ways, at most room - dirty_gap_ways (0: no limit) */
     uint16_t *sm_part; /* cfg.sms entries */
     uint16_t dram_bytes[256]; /* DRAM read bytes by missing-sector mask */

@@ -1050,6 +1050,13 @@ START_TEST(setaside_limits_written_ways)
     l2_err e;
     ck_assert_int_eq(l2_set_setaside(&l, 1024, &e), 0);
     ck_assert_uint_eq(l.dirty_cap, 1);
+    /* a set-aside of every way leaves normal data one way, and the most
+     * written-data limit and write-back slowdown (not the least) */
+    ck_assert_int_eq(l2_set_setaside(&l, 4096, &e), 0);
+    ck_assert_uint_eq(l.room, 1);
+    ck_assert_uint_eq(l.dirty_cap, 1);
+    ck_assert_int_eq(l2_set_setaside(&l, 0, &e), 0);
+    ck_assert_uint_eq(l.room, 4);
     l2_free(&l);
 }
 END_TEST
