@@ -84,10 +84,16 @@ enum l2_class { CLS_FIRST, CLS_NORMAL, CLS_LAST, L2_NCLASS };
 
 #define L2_TAG_NONE UINT64_MAX
 #define L2_WAY_BITS 5 /* ways <= 32 */
-/* The top bit of a way's high tag word: its written data earned the
- * reprieve (l2_path_mark_written).  Lines are below 2^59 (line_size >= 32),
- * so no tag uses it; l2_blk_find and l2_blk_tag mask it. */
+/* Flags in a way's high tag word, which no tag uses (lines are below 2^59:
+ * line_size >= 32); l2_blk_find and l2_blk_tag mask them.  The top bit:
+ * its written data earned the reprieve (l2_path_mark_written).  Bits
+ * 27-30: the written sectors a reprieve kept (the line clean since), whose
+ * write-back reaches DRAM when the line leaves or is stored to again
+ * (l2_path_reprieve; at most 8 sectors a line). */
 #define L2_HI_EARNED (UINT32_C(1) << 31)
+#define L2_HI_OWED_SHIFT 27
+#define L2_HI_OWED (UINT32_C(15) << L2_HI_OWED_SHIFT)
+#define L2_HI_FLAGS (L2_HI_EARNED | L2_HI_OWED)
 
 /* The bit masks that end a set's block. */
 struct l2_set_meta {
@@ -372,7 +378,7 @@ static inline int l2_blk_find(const struct l2_geom g, const unsigned char *b, ui
     const uint32_t *hi = (const uint32_t *)(const void *)(b + g.off_hi);
     while (m) {
         unsigned w = (unsigned)__builtin_ctz(m);
-        if ((hi[w] & ~L2_HI_EARNED) == (uint32_t)(tag >> 32))
+        if ((hi[w] & ~L2_HI_FLAGS) == (uint32_t)(tag >> 32))
             return (int)w;
         m &= m - 1;
     }
@@ -383,7 +389,7 @@ static inline int l2_blk_find(const struct l2_geom g, const unsigned char *b, ui
 static inline uint64_t l2_blk_tag(const struct l2_geom g, const unsigned char *b, unsigned w)
 {
     const uint32_t *lo = (const uint32_t *)(const void *)b, *hi = (const uint32_t *)(const void *)(b + g.off_hi);
-    return (uint64_t)(hi[w] & ~L2_HI_EARNED) << 32 | lo[w];
+    return (uint64_t)(hi[w] & ~L2_HI_FLAGS) << 32 | lo[w];
 }
 
 /* Whether way w's written data earned the reprieve (meaningful while the
@@ -391,6 +397,18 @@ static inline uint64_t l2_blk_tag(const struct l2_geom g, const unsigned char *b
 static inline int l2_blk_earned(const struct l2_geom g, const unsigned char *b, unsigned w)
 {
     return (((const uint32_t *)(const void *)(b + g.off_hi))[w] & L2_HI_EARNED) != 0;
+}
+
+/* The written sectors a reprieve left way w owing DRAM, and setting them. */
+static inline unsigned l2_blk_owed(const struct l2_geom g, const unsigned char *b, unsigned w)
+{
+    return (((const uint32_t *)(const void *)(b + g.off_hi))[w] & L2_HI_OWED) >> L2_HI_OWED_SHIFT;
+}
+
+static inline void l2_blk_set_owed(const struct l2_geom g, unsigned char *b, unsigned w, unsigned sectors)
+{
+    uint32_t *hi = (uint32_t *)(void *)(b + g.off_hi) + w;
+    *hi = (*hi & ~L2_HI_OWED) | (uint32_t)sectors << L2_HI_OWED_SHIFT;
 }
 
 static inline void l2_blk_set_earned(const struct l2_geom g, unsigned char *b, unsigned w, int on)
@@ -432,6 +450,7 @@ static inline void l2_blk_drop(const struct l2_cache *c, const struct l2_geom g,
     m->sfirst &= ~bit;
     b[g.off_valid + w] = 0;
     b[g.off_dirty + w] = 0;
+    l2_blk_set_owed(g, b, w, 0); /* a discard drops it unwritten, as the written sectors */
 }
 
 /* Installs `tag` in way w (already chosen and written back), empty. */

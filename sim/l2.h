@@ -32,9 +32,10 @@
  *    store acts as a normal one at home (measured: written lines are not
  *    evicted first).  With written_reprieve_pct > 0 the copy is marked
  *    written (its dirty mask, never written back), and a fill whose victim
- *    holds written data that earned the reprieve writes it back (a home
- *    line) and keeps it, clean, as its set's most recent line, taking the
- *    next victim (l2_path_fill_line).  A line earns it when a store makes
+ *    holds written data that earned the reprieve keeps it, clean, as its
+ *    set's most recent line, taking the next victim (l2_path_fill_line);
+ *    the kept line's write-back (a home line's) is counted when it leaves
+ *    or is stored to again, not at the reprieve.  A line earns it when a store makes
  *    it written (from clean), if it is one of the written_reprieve_pct
  *    percent of lines that a hash picks (l2_reprieved) and its set then
  *    holds at least reprieve_min_ways written ways.  With dirty_ways > 0

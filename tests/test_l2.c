@@ -909,7 +909,7 @@ START_TEST(written_reprieve_share)
         for (unsigned i = 1; i < 4; i++)
             acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[j + i], 0xf, 0);
         struct l2_outcome o = acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[j + 4], 0xf, 0);
-        ck_assert_uint_eq(o.dram_wr, 128); /* written back either way */
+        ck_assert_uint_eq(o.dram_wr, picked ? 0 : 128); /* written back when it goes */
         ck_assert_int_eq(slot_of(&l, 0, v[j]) >= 0, picked);
         ck_assert_int_eq(slot_of(&l, 0, v[j + 1]) >= 0, !picked);
     }
@@ -919,12 +919,16 @@ START_TEST(written_reprieve_share)
 END_TEST
 
 /* written_reprieve_pct = 100: a fill whose least recently used line holds
- * written data writes it back, keeps it as the set's most recent line and
- * takes the next line; with 0 the written line goes.  A copy a store wrote
- * gets the reprieve too but writes nothing back (its home line does). */
+ * written data keeps it as the set's most recent line, clean, and takes
+ * the next line; the kept line's write-back counts when it leaves (the
+ * next fill that reaches it evicts it) or is stored to again, not at the
+ * reprieve.  With 0 the written line goes, written back.  A copy a store
+ * wrote gets the reprieve too but writes nothing back (its home line
+ * does). */
 START_TEST(written_reprieve_keeps_written)
 {
-    for (int on = 0; on <= 1; on++) {
+    for (int run = 0; run < 3; run++) { /* 0: no reprieve; 1: v[0] leaves; 2: v[0] is stored again */
+        const int on = run > 0;
         struct l2 l;
         const char *extra[] = {on ? "written_reprieve_pct=100" : "written_reprieve_pct=0", NULL};
         tiny(&l, 1, extra);
@@ -934,15 +938,28 @@ START_TEST(written_reprieve_keeps_written)
         for (int i = 1; i < 4; i++)
             acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[i], 0xf, 0);
         struct l2_outcome o = acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[4], 0xf, 0);
-        ck_assert_uint_eq(o.dram_wr, 128); /* v[0] written back either way */
+        ck_assert_uint_eq(o.dram_wr, on ? 0 : 128); /* v[0] written back if it goes */
         ck_assert_int_eq(slot_of(&l, 0, v[0]) >= 0, on);
         ck_assert_int_eq(slot_of(&l, 0, v[1]) >= 0, !on);
-        if (on) { /* clean now: the next fill that reaches it evicts it */
-            ck_assert_uint_eq(*l2_cache_dirty(&l.part[0], resident(&l, 0, v[0])), 0);
-            o = acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[5], 0xf, 0); /* takes v[2] */
+        if (!on) {
+            l2_free(&l);
+            continue;
+        }
+        ck_assert_uint_eq(*l2_cache_dirty(&l.part[0], resident(&l, 0, v[0])), 0); /* clean */
+        o = acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[5], 0xf, 0); /* takes v[2]: v[3], v[0], v[4], v[5] */
+        ck_assert_uint_eq(o.dram_wr, 0);
+        ck_assert_int_lt(slot_of(&l, 0, v[2]), 0);
+        if (run == 1) {
+            acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[1], 0xf, 0);     /* takes v[3] */
+            o = acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[2], 0xf, 0); /* takes v[0], clean: no reprieve */
+            ck_assert_uint_eq(o.dram_wr, 128);
+            ck_assert_int_lt(slot_of(&l, 0, v[0]), 0);
+        } else {
+            o = acc(&l, OP_WRITE, PRIO_EVICT_UNCHANGED, v[0], 0x3, 0); /* a hit: the owed sectors go now */
+            ck_assert_uint_eq(o.dram_wr, 128);
+            ck_assert_uint_eq(*l2_cache_dirty(&l.part[0], resident(&l, 0, v[0])), 0x3);
+            o = acc(&l, OP_WRITE, PRIO_EVICT_UNCHANGED, v[0], 0xc, 0); /* nothing owed any more */
             ck_assert_uint_eq(o.dram_wr, 0);
-            ck_assert_int_ge(slot_of(&l, 0, v[0]), 0);
-            ck_assert_int_lt(slot_of(&l, 0, v[2]), 0);
         }
         l2_free(&l);
     }
@@ -1011,7 +1028,7 @@ START_TEST(reprieve_min_ways_earned_at_write)
         acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[3], 0xf, 0);   /* v[1], v[0], v[2], v[3] */
         /* v[1] stays; v[0] stays with 1, else goes and v[2] stays */
         struct l2_outcome o = acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[4], 0xf, 0);
-        ck_assert_uint_eq(o.dram_wr, 64 + 128);
+        ck_assert_uint_eq(o.dram_wr, min == 1 ? 0 : 128); /* v[0] written back if it goes */
         ck_assert_int_ge(slot_of(&l, 0, v[1]), 0);
         ck_assert_int_eq(slot_of(&l, 0, v[0]) >= 0, min == 1);
         ck_assert_int_eq(slot_of(&l, 0, v[2]) >= 0, min != 1);
