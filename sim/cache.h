@@ -450,7 +450,7 @@ static inline void l2_blk_drop(const struct l2_cache *c, const struct l2_geom g,
     m->sfirst &= ~bit;
     b[g.off_valid + w] = 0;
     b[g.off_dirty + w] = 0;
-    l2_blk_set_owed(g, b, w, 0); /* a discard drops it unwritten, as the written sectors */
+    l2_blk_set_owed(g, b, w, 0); /* an owed write-back goes with the line, as its written sectors do */
 }
 
 /* Installs `tag` in way w (already chosen and written back), empty. */
