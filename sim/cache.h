@@ -88,8 +88,8 @@ enum l2_class { CLS_FIRST, CLS_NORMAL, CLS_LAST, L2_NCLASS };
  * line_size >= 32); l2_blk_find and l2_blk_tag mask them.  The top bit:
  * its written data earned the reprieve (l2_path_mark_written).  Bits
  * 27-30: the written sectors a reprieve kept (the line clean since), whose
- * write-back reaches DRAM when the line leaves or is stored to again
- * (l2_path_reprieve; at most 8 sectors a line). */
+ * write-back reaches DRAM when the line leaves, is stored to again or is
+ * read at home (l2_path_reprieve; at most 8 sectors a line). */
 #define L2_HI_EARNED (UINT32_C(1) << 31)
 #define L2_HI_OWED_SHIFT 27
 #define L2_HI_OWED (UINT32_C(15) << L2_HI_OWED_SHIFT)

@@ -67,8 +67,8 @@ enum l2_smmap { L2_SMMAP_LIST(L2_X_ENUM) L2_NSMMAP };
     X(written_reprieve_pct, CFG_UINT, 0, 100, 0, NULL,                                          \
       "percent of the lines holding written data (a dirty line, or a copy a store wrote; chosen " \
       "by a hash of the line) that, met as a fill's victim, are kept as their set's most recent " \
-      "line, clean, the fill taking the next victim (their write-back counts when they leave or " \
-      "are stored to again); the others go")                                                     \
+      "line, clean, the fill taking the next victim (their write-back counts when they leave, " \
+      "are stored to again or are read at home); the others go")                                                     \
     X(dirty_ways, CFG_UINT, 0, 32, 0, NULL,                                                   \
       "ways of a set that may hold written data (0: no limit): a store that leaves more writes back " \
       "the least recently used of the others, which stays, clean")                             \

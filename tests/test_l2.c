@@ -921,13 +921,13 @@ END_TEST
 /* written_reprieve_pct = 100: a fill whose least recently used line holds
  * written data keeps it as the set's most recent line, clean, and takes
  * the next line; the kept line's write-back counts when it leaves (the
- * next fill that reaches it evicts it) or is stored to again, not at the
- * reprieve.  With 0 the written line goes, written back.  A copy a store
- * wrote gets the reprieve too but writes nothing back (its home line
- * does). */
+ * next fill that reaches it evicts it), is stored to again or is read,
+ * not at the reprieve.  With 0 the written line goes, written back.  A
+ * copy a store wrote gets the reprieve too but writes nothing back (its
+ * home line does). */
 START_TEST(written_reprieve_keeps_written)
 {
-    for (int run = 0; run < 3; run++) { /* 0: no reprieve; 1: v[0] leaves; 2: v[0] is stored again */
+    for (int run = 0; run < 4; run++) { /* 0: no reprieve; v[0] 1: leaves, 2: is stored again, 3: is read */
         const int on = run > 0;
         struct l2 l;
         const char *extra[] = {on ? "written_reprieve_pct=100" : "written_reprieve_pct=0", NULL};
@@ -954,6 +954,12 @@ START_TEST(written_reprieve_keeps_written)
             o = acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[2], 0xf, 0); /* takes v[0], clean: no reprieve */
             ck_assert_uint_eq(o.dram_wr, 128);
             ck_assert_int_lt(slot_of(&l, 0, v[0]), 0);
+        } else if (run == 3) {
+            o = acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[0], 0x1, 0); /* a hit at home: the owed sectors go now */
+            ck_assert_uint_eq(o.dram_wr, 128);
+            ck_assert_uint_eq(o.hit, 0x1);
+            o = acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[0], 0xf, 0); /* nothing owed any more */
+            ck_assert_uint_eq(o.dram_wr, 0);
         } else {
             o = acc(&l, OP_WRITE, PRIO_EVICT_UNCHANGED, v[0], 0x3, 0); /* a hit: the owed sectors go now */
             ck_assert_uint_eq(o.dram_wr, 128);
