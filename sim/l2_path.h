@@ -74,6 +74,18 @@ static uint32_t l2_path_written_back(const struct l2 *l, const struct l2_cache *
     return l2_home(l, l2_blk_tag(g, b, w)) == (unsigned)(c - l->part) ? l2_path_dirty_bytes(l, g, b, w) : 0;
 }
 
+/* Way w of block b, which a reprieve may have left owing DRAM the written
+ * sectors it kept (l2_path_reprieve), writes them back now. */
+L2_PATH_FN void l2_path_pay_owed(const struct l2 *l, const struct l2_geom g, unsigned char *b, unsigned w,
+                                 struct l2_outcome *out)
+{
+    const unsigned owed = l2_blk_owed(g, b, w);
+    if (owed) {
+        out->dram_wr += owed << l->sector_shift;
+        l2_blk_set_owed(g, b, w, 0);
+    }
+}
+
 /* Way w of block b (cache c), which holds `line`, takes the written
  * sectors `mask`; a line a reprieve left owing DRAM its earlier written
  * sectors writes them back now.  When that makes one more way of the set
@@ -95,11 +107,7 @@ L2_PATH_FN void l2_path_mark_written(const struct l2 *l, const struct l2_cache *
     const uint32_t ways = l2_blk_dirty_ways(g, b);
     const uint32_t n = (uint32_t)l2_popcount32(ways);
     if (l->reprieve_cut) {
-        const unsigned owed = l2_blk_owed(g, b, w);
-        if (owed) {
-            out->dram_wr += owed << l->sector_shift;
-            l2_blk_set_owed(g, b, w, 0);
-        }
+        l2_path_pay_owed(l, g, b, w, out);
         l2_blk_set_earned(g, b, w, n >= l->cfg.reprieve_min_ways && l2_reprieved(l, line));
     }
     if (!l->dirty_cap || n <= l->dirty_cap)
@@ -187,11 +195,7 @@ L2_PATH_FN uint8_t l2_path_home_read(struct l2 *l, const struct l2_cache *c, con
     if (w >= 0) {
         have = *l2_blk_valid(g, b, (unsigned)w) & need;
         l2_path_hit_line(c, g, b, (unsigned)w, prio, 0, touch);
-        const unsigned owed = l2_blk_owed(g, b, (unsigned)w);
-        if (owed) {
-            out->dram_wr += owed << l->sector_shift;
-            l2_blk_set_owed(g, b, (unsigned)w, 0);
-        }
+        l2_path_pay_owed(l, g, b, (unsigned)w, out);
     }
     uint8_t miss = need & (uint8_t)~have;
     if (miss) {
