@@ -28,7 +28,8 @@
  *    G01-G03, H133-H140),
  *    the partition crossing (bytes; one link into each partition,
  *    xbar_bytes_per_clk), DRAM (bytes: dram_atom granules read, and the
- *    write-backs of victims rounded up to granules; dram_channels sharing
+ *    write-backs of victims and of lines a reprieve kept, l2_path.h,
+ *    rounded up to granules; dram_channels sharing
  *    dram_gbps x dram_efficiency_pct; a line's read of less than a line
  *    goes at dram_partial_efficiency_pct instead), MSHRs (line misses; mshr_per_slice
  *    per slice, each held lat_dram cycles), SM request ports (bytes,
