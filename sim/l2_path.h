@@ -158,11 +158,13 @@ L2_PATH_FN unsigned l2_path_fill_line(struct l2 *l, const struct l2_cache *c, co
                                       struct l2_outcome *out)
 {
     unsigned w = l2_blk_victim(c, g, set, b, cls, sfirst, tag);
-    if (l->reprieve_cut && *l2_blk_dirty(g, b, w)) /* copies may hold written data too */
-        w = l2_path_reprieve(l, c, g, set, b, tag, cls, sfirst, w, out);
-    else
+    if (!l->reprieve_cut) {
         out->dram_wr += l2_path_dirty_bytes(l, g, b, w);
-    l2_path_pay_owed(l, g, b, w, out); /* a line reprieved before leaves */
+    } else {
+        if (*l2_blk_dirty(g, b, w)) /* copies may hold written data too */
+            w = l2_path_reprieve(l, c, g, set, b, tag, cls, sfirst, w, out);
+        out->dram_wr += l2_blk_owed(g, b, w) << l->sector_shift; /* reprieved before */
+    }
     l2_blk_install(c, g, b, w, tag, cls);
     return w;
 }

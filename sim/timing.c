@@ -282,7 +282,6 @@ unsigned l2_timing_line(struct l2_timing *t, struct l2_ktime *kt, const struct l
     const uint32_t wr = (o->dram_wr + t->atom - 1) & ~(t->atom - 1);
     const uint32_t sectors = l2_popcount8(mask);
     const uint32_t bytes = sectors << ss;
-    uint32_t held = sectors; /* the SM's slots a line holds: its sectors' share (below) */
     uint32_t lat, merged = 0;
 
     if (op == OP_READ || op == OP_PREFETCH) {
@@ -351,7 +350,6 @@ unsigned l2_timing_line(struct l2_timing *t, struct l2_ktime *kt, const struct l
         kt->slice[hs] += one + t->req;
         ts->slice += one + t->req;
         lat = t->lat[cross ? L2_SC_FAR : L2_SC_NEAR];
-        held = t->spl;
     }
     /* the issuer's port and slots, like the bucket's work, are filed by
      * l2_timing_done; the slots only for accesses without @CYCLE, and the
@@ -359,7 +357,7 @@ unsigned l2_timing_line(struct l2_timing *t, struct l2_ktime *kt, const struct l
      * the slots in proportion to the sectors it asks for (a tag operation:
      * a whole line): a warp instruction of sector-sized pieces keeps more
      * lines in flight than one of whole lines (rows H137, H153-H158) */
-    ts->slot += (uint64_t)lat * held;
+    ts->slot += (uint64_t)lat * (op == OP_APPLY || op == OP_DISCARD ? t->spl : sectors);
     ts->lines++;
     if (lat > ts->max_lat)
         ts->max_lat = lat;
