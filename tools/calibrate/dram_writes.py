@@ -24,7 +24,9 @@ def main():
     keys = dict(l.split('#')[0].split('=', 1) for l in open(cfg) if '=' in l.split('#')[0])
     keys = {k.strip(): v.strip() for k, v in keys.items()}
     gen = [build + '/scengen', '--setaside-max', keys['setaside_max']]
-    if keys.get('sm_map') == 'table' or 'sm_map=table' in opts:
+    # the SM map in force: the configuration's, or the last --set of L2SIM_OPTS (as calibrate.sh)
+    smap = ([o.split('=', 1)[1] for o in opts if o.startswith('sm_map=')] or [keys.get('sm_map')])[-1]
+    if smap == 'table':
         gen += ['--block-order', 'measured']
     tab = {}
     for t in sorted(glob.glob(tables)):
