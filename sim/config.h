@@ -69,6 +69,10 @@ enum l2_smmap { L2_SMMAP_LIST(L2_X_ENUM) L2_NSMMAP };
       "by a hash of the line) that, met as a fill's victim, are kept as their set's most recent " \
       "line, clean, the fill taking the next victim (their write-back counts when they leave, " \
       "are stored to again or are read at home); the others go")                                                     \
+    X(reprieve_again_pct, CFG_UINT, 0, 100, 0, NULL,                                          \
+      "written_reprieve_pct > 0: percent of the reprieved lines (chosen by another hash of the " \
+      "line) that, met as a fill's victim again while they still owe their write-back, are kept " \
+      "once more, the same way; the others go")                                               \
     X(dirty_ways, CFG_UINT, 0, 32, 0, NULL,                                                   \
       "ways of a set that may hold written data (0: no limit): a store that leaves more writes back " \
       "the least recently used of the others, which stays, clean")                             \

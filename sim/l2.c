@@ -46,6 +46,7 @@ int l2_init(struct l2 *l, const struct l2_config *cfg, l2_err *e)
     l->sets = l2_config_sets(cfg);
     l->seed = l2_mix64(cfg->hash_seed + 0x51ed270b27a3c5d1ULL);
     l->reprieve_cut = pct_cut(cfg->written_reprieve_pct);
+    l->again_cut = pct_cut(cfg->reprieve_again_pct);
     l->refresh_cut = pct_cut(cfg->near_refresh_pct);
     unsigned chunk_log2 = l2_log2_ceil(cfg->hash_chunk);
     l->chunk_shift = chunk_log2 > l->line_shift ? chunk_log2 - l->line_shift : 0;

@@ -38,7 +38,13 @@
  *    is stored to again or is read at home, not at the reprieve.  A line earns it when a store makes
  *    it written (from clean), if it is one of the written_reprieve_pct
  *    percent of lines that a hash picks (l2_reprieved) and its set then
- *    holds at least reprieve_min_ways written ways.  With dirty_ways > 0
+ *    holds at least reprieve_min_ways written ways.  A kept home line
+ *    that still owes its write-back when a fill meets it as the victim
+ *    again is kept once more if it is one of the reprieve_again_pct
+ *    percent that another hash picks (l2_reprieved_again; measured: a
+ *    working set read after more stores than the L2 holds keeps about
+ *    what a read pass fewer keeps without them, B40, B42, B65, B93 against
+ *    N17, B99).  With dirty_ways > 0
  *    a store that leaves more than dirty_ways ways of its set holding
  *    written data, or more than the ways outside a set-aside less
  *    dirty_gap_ways, writes back the least recently used of the others,
@@ -95,6 +101,7 @@ struct l2 {
     uint8_t fill_mask[256];   /* sectors a read of a missing-sector mask fills: its dram_atom granules */
     uint8_t full;             /* the mask of all sectors of a line */
     uint64_t reprieve_cut;    /* l2_reprieved: written_reprieve_pct percent of 2^32 */
+    uint64_t again_cut;       /* l2_reprieved_again: reprieve_again_pct percent of 2^32 */
     uint64_t refresh_cut;     /* l2_near_refreshes: near_refresh_pct percent of 2^32 */
 };
 
@@ -142,6 +149,13 @@ static inline int l2_line_picked(const struct l2 *l, uint64_t line, uint64_t sal
 static inline int l2_reprieved(const struct l2 *l, uint64_t line)
 {
     return l2_line_picked(l, line, 0x2545f4914f6cdd1dULL, l->reprieve_cut);
+}
+
+/* Whether a line that a reprieve kept is one of the reprieve_again_pct
+ * percent kept once more (l2_path_reprieve). */
+static inline int l2_reprieved_again(const struct l2 *l, uint64_t line)
+{
+    return l2_line_picked(l, line, 0x9e3779b97f4a7c15ULL, l->again_cut);
 }
 
 /* Whether a load of `line` that its copy in the near partition serves

@@ -53,6 +53,7 @@ START_TEST(defaults_valid)
     ck_assert_uint_eq(c.far_part_refresh, 0);
     ck_assert_uint_eq(c.near_refresh_pct, 100);
     ck_assert_uint_eq(c.written_reprieve_pct, 0);
+    ck_assert_uint_eq(c.reprieve_again_pct, 0);
     ck_assert_uint_eq(c.dirty_ways, 0);
     ck_assert_uint_eq(c.reprieve_min_ways, 1);
     ck_assert_uint_eq(c.set_hash, SETHASH_MIX);
@@ -117,6 +118,7 @@ START_TEST(file_errors_name_line)
     expect_load_error("far_part_refresh = 2\n", 1, "out of range");
     expect_load_error("near_refresh_pct = 101\n", 1, "out of range");
     expect_load_error("written_reprieve_pct = 101\n", 1, "out of range");
+    expect_load_error("reprieve_again_pct = 101\n", 1, "out of range");
     expect_load_error("written_reprieve = 1\n", 1, "unknown config key 'written_reprieve'");
     expect_load_error("dirty_ways = 33\n", 1, "out of range");
     expect_load_error("reprieve_min_ways = 0\n", 1, "out of range");

@@ -1007,6 +1007,65 @@ START_TEST(written_reprieve_keeps_written)
 }
 END_TEST
 
+/* The written line w[0], reprieved once (written_reprieve_pct = 100), is
+ * the victim again while it still owes its write-back: returns whether it
+ * stays, checking that it writes back 128 bytes if it goes and none if it
+ * stays, and that it goes at the next time in any case.  A set of 4 ways;
+ * w: 10 lines of one set. */
+static int kept_again(struct l2 *l, const uint64_t *w)
+{
+    l2_clear(l);
+    acc(l, OP_WRITE, PRIO_EVICT_UNCHANGED, w[0], 0xf, 0); /* the oldest, written */
+    for (int i = 1; i < 4; i++)
+        acc(l, OP_READ, PRIO_EVICT_UNCHANGED, w[i], 0xf, 0);
+    ck_assert_uint_eq(acc(l, OP_READ, PRIO_EVICT_UNCHANGED, w[4], 0xf, 0).dram_wr, 0); /* w[0] kept, w[1] goes */
+    acc(l, OP_READ, PRIO_EVICT_UNCHANGED, w[5], 0xf, 0); /* takes w[2] */
+    acc(l, OP_READ, PRIO_EVICT_UNCHANGED, w[6], 0xf, 0); /* takes w[3]: w[0] is the oldest again */
+    struct l2_outcome o = acc(l, OP_READ, PRIO_EVICT_UNCHANGED, w[7], 0xf, 0);
+    const int kept = slot_of(l, 0, w[0]) >= 0;
+    ck_assert_uint_eq(o.dram_wr, kept ? 0 : 128);
+    ck_assert_int_eq(slot_of(l, 0, w[4]) >= 0, !kept); /* the fill took the next line instead */
+    if (kept) {
+        acc(l, OP_READ, PRIO_EVICT_UNCHANGED, w[8], 0xf, 0); /* takes w[5] */
+        acc(l, OP_READ, PRIO_EVICT_UNCHANGED, w[9], 0xf, 0); /* takes w[6]: w[0] the oldest */
+        o = acc(l, OP_READ, PRIO_EVICT_UNCHANGED, w[1], 0xf, 0); /* no third time */
+        ck_assert_uint_eq(o.dram_wr, 128);
+        ck_assert_int_lt(slot_of(l, 0, w[0]), 0);
+    }
+    return kept;
+}
+
+/* reprieve_again_pct: a line a reprieve kept, met as the victim again
+ * while it still owes its write-back, is kept once more if the hash picks
+ * it (none at 0, all at 100, about half at 50, the same lines every
+ * time), never a third time; the others go, written back then. */
+START_TEST(reprieve_again_keeps_once_more)
+{
+    const unsigned pcts[] = {0, 50, 100};
+    for (unsigned i = 0; i < 3; i++) {
+        struct l2 l;
+        char key[32];
+        snprintf(key, sizeof key, "reprieve_again_pct=%u", pcts[i]);
+        const char *extra[] = {"written_reprieve_pct=100", key, NULL};
+        tiny(&l, 1, extra);
+        assert_share(&l, l2_reprieved_again, pcts[i]);
+        uint64_t v[80];
+        lines_in_set(&l, 0, -1, 80, v);
+        int seen[2] = {0, 0};
+        for (unsigned j = 0; j + 10 <= 80; j += 10) {
+            const int kept = kept_again(&l, v + j);
+            ck_assert_int_eq(kept, l2_reprieved_again(&l, v[j]));
+            seen[kept] = 1;
+        }
+        if (pcts[i] == 50)
+            ck_assert_msg(seen[0] && seen[1], "the eight lines tried were all kept or none");
+        else
+            ck_assert(seen[pcts[i] == 100] && !seen[pcts[i] != 100]);
+        l2_free(&l);
+    }
+}
+END_TEST
+
 /* reprieve_min_ways: a line earns the reprieve only if the store that made
  * it written left at least that many written ways in its set; one
  * written alone goes when it is the victim, one written beside another
@@ -1281,6 +1340,7 @@ Suite *l2_suite(void)
     tcase_add_test(tc, written_reprieve_keeps_written);
     tcase_add_test(tc, reprieve_min_ways_earned_at_write);
     tcase_add_test(tc, written_reprieve_share);
+    tcase_add_test(tc, reprieve_again_keeps_once_more);
     tcase_add_test(tc, dirty_ways_writes_back_oldest);
     tcase_add_test(tc, setaside_limits_written_ways);
     tcase_add_test(tc, store_drops_far_copy);
