@@ -273,7 +273,7 @@ END_TEST
  * their means; a row whose regions lie otherwise within their group (A4:
  * apart, A8: overlapping by a different amount) or with another set-aside
  * (A6) stays alone.  Every second read hits whole in the model, A3's and
- * A7's half, A8's a quarter. */
+ * A7's half, A8's a quarter.  A blank line in the table is skipped. */
 START_TEST(calibrate_placement_families)
 {
     char csv[64], cmd[512];
@@ -283,6 +283,7 @@ START_TEST(calibrate_placement_families)
                      "A2,default,\"H+8:1:ld:plain; H+8:1:ld:plain*\",32768,30,15,1000\n"
                      "A3,default,\"H:2:ld:plain; H+1:2:ld:plain*\",65536,50,25,1000\n"
                      "A4,default,\"H+1:2:ld:plain; H+4:2:ld:plain*\",65536,0,0,1000\n"
+                     "\n" /* a blank line is skipped */
                      "A5,default,\"B:1:ld:plain; B:1:ld:plain*\",32768,20,10,1000\n"
                      "A6,0,\"H:1:ld:plain; H:1:ld:plain*\",32768,100,50,1000\n"
                      "A7,default,\"B+8:2:ld:plain; B+9:2:ld:plain*\",65536,40,20,1000\n"

@@ -115,6 +115,7 @@ function family(id, sa, s,   st, ns, i, f, r, nr, rid, reg, base, off, end, grp,
 }
 BEGIN { printf "%-5s %-9s %8s %8s %7s   %8s %8s %7s   %8s %8s %7s\n", "row", "setaside", "l2_meas", "l2_sim", "err", "near_mea", "near_sim", "err", "ns_meas", "ns_sim", "err%" }
 FNR == 1 { span = FILENAME !~ /measurements\.csv$/; file[++nf] = FILENAME; next }
+NF == 0 { next } # a blank line (the row list skips it too)
 {
     # the steps field is quoted and holds commas: measured columns are the last four
     id = $1; sa = $2; n = NF
