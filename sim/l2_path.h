@@ -117,19 +117,6 @@ L2_PATH_FN void l2_path_mark_written(const struct l2 *l, const struct l2_cache *
     b[g.off_dirty + old] = 0;
 }
 
-/* written_reprieve_pct > 0: victim w holds written data (a dirty line, or
- * a copy a store wrote), or is a home line a reprieve kept that still owes
- * its write-back.  While the victim's written data earned the reprieve
- * (l2_path_mark_written), it stays, as its set's most recent line, clean,
- * and the fill takes the next victim (every way tried at most once); a
- * line kept this way keeps the mark, for one more reprieve while it owes
- * its write-back, only if l2_reprieved_again picks it.  A reprieved line's write-back is not counted now but when the
- * line leaves, is stored to again or is read at home (it owes its written
- * sectors, l2_blk_owed): measured, DRAM writes of loads after stores,
- * H165-H184 (7.9 and 10.3 MB from the GPU's when counted here, 2.3 and 2.9
- * at leaving or the next store), and stored data read back, H185-H200
- * (5.1 and 6.7 MB then, 2.4 and 2.9 with the reads).  Returns the victim;
- * its write-back is counted, a copy's as none. */
 /* Whether way w of block b earned a reprieve it can still have: it holds
  * written data, or a reprieve kept it owing its write-back and
  * reprieve_again_pct may keep it once more (l2_path_reprieve). */
@@ -138,6 +125,20 @@ L2_PATH_FN int l2_path_keeps(const struct l2 *l, const struct l2_geom g, const u
     return (b[g.off_dirty + w] || (l->again_cut && l2_blk_owed(g, b, w))) && l2_blk_earned(g, b, w);
 }
 
+/* written_reprieve_pct > 0: victim w holds written data (a dirty line, or
+ * a copy a store wrote), or is a home line a reprieve kept that still owes
+ * its write-back.  While the victim's written data earned the reprieve
+ * (l2_path_mark_written), it stays, as its set's most recent line, clean,
+ * and the fill takes the next victim (every way tried at most once); a
+ * line kept this way keeps the mark, for one more reprieve while it owes
+ * its write-back, only if l2_reprieved_again picks it.  A reprieved
+ * line's write-back is not counted now but when the line leaves, is
+ * stored to again or is read at home (it owes its written sectors,
+ * l2_blk_owed): measured, DRAM writes of loads after stores,
+ * H165-H184 (7.9 and 10.3 MB from the GPU's when counted here, 2.3 and 2.9
+ * at leaving or the next store), and stored data read back, H185-H200
+ * (5.1 and 6.7 MB then, 2.4 and 2.9 with the reads).  Returns the victim;
+ * its write-back is counted, a copy's as none. */
 static __attribute__((noinline)) unsigned l2_path_reprieve(const struct l2 *l, const struct l2_cache *c,
                                                             const struct l2_geom g, uint32_t set, unsigned char *b,
                                                             uint64_t tag, enum l2_class cls, int sfirst, unsigned w,
