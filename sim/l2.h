@@ -41,10 +41,10 @@
  *    holds at least reprieve_min_ways written ways.  A kept home line
  *    that still owes its write-back when a fill meets it as the victim
  *    again is kept once more if it is one of the reprieve_again_pct
- *    percent that another hash picks (l2_reprieved_again; measured: a
- *    working set read after more stores than the L2 holds keeps about
- *    what a read pass fewer keeps without them, B40, B42, B65, B93 against
- *    N17, B99).  With dirty_ways > 0
+ *    percent that another hash picks (l2_reprieved_again; measured:
+ *    36 MiB read three times after 96 MiB of stores keeps 72.05%, what
+ *    two reads keep without them, 72.33%, rows B93 and N17; chosen on the
+ *    B rows, predicted H201-H232).  With dirty_ways > 0
  *    a store that leaves more than dirty_ways ways of its set holding
  *    written data, or more than the ways outside a set-aside less
  *    dirty_gap_ways, writes back the least recently used of the others,

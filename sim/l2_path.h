@@ -178,7 +178,7 @@ L2_PATH_FN unsigned l2_path_fill_line(struct l2 *l, const struct l2_cache *c, co
     if (!l->reprieve_cut) {
         out->dram_wr += l2_path_dirty_bytes(l, g, b, w);
     } else {
-        if (*l2_blk_dirty(g, b, w) || l2_path_keeps(l, g, b, w)) /* copies may hold written data too */
+        if (*l2_blk_dirty(g, b, w) || l2_path_keeps(l, g, b, w)) /* written (copies too), or kept owing */
             w = l2_path_reprieve(l, c, g, set, b, tag, cls, sfirst, w, out);
         out->dram_wr += l2_blk_owed(g, b, w) << l->sector_shift; /* reprieved before */
     }

@@ -790,6 +790,17 @@ static void assert_share(const struct l2 *l, int (*pick)(const struct l2 *, uint
         ck_assert_msg(n > pct * 100 - 200 && n < pct * 100 + 200, "%u of 10000 lines at %u%%", n, pct);
 }
 
+/* Of the lines a test tried, whether a hash taking pct percent picked
+ * some (seen[1]) and left some (seen[0]): only left at 0, only picked at
+ * 100, both otherwise. */
+static void assert_seen(const int seen[2], unsigned pct)
+{
+    if (pct == 0 || pct == 100)
+        ck_assert_msg(seen[pct == 100] && !seen[pct != 100], "at %u%%: picked %d, left %d", pct, seen[1], seen[0]);
+    else
+        ck_assert_msg(seen[0] && seen[1], "at %u%% the lines tried were all picked or none", pct);
+}
+
 /* near_refresh_pct: a near hit refreshes the home line of that share of
  * the lines (a hash: none at 0, all at 100, about 30% at 30, the same
  * lines every time); the others' home lines stay as old as they were. */
@@ -819,10 +830,7 @@ START_TEST(near_refresh_share)
             ck_assert_int_eq(slot_of(&l, 0, v[j + 1]) >= 0, !refreshed);
             ck_assert_int_ge(slot_of(&l, 1, v[j]), 0); /* the copy stays */
         }
-        if (pcts[i] == 30)
-            ck_assert_msg(seen[0] && seen[1], "the eight lines tried were all refreshed or none");
-        else
-            ck_assert(seen[pcts[i] == 100] && !seen[pcts[i] != 100]);
+        assert_seen(seen, pcts[i]);
         l2_free(&l);
     }
 }
@@ -913,7 +921,7 @@ START_TEST(written_reprieve_share)
         ck_assert_int_eq(slot_of(&l, 0, v[j]) >= 0, picked);
         ck_assert_int_eq(slot_of(&l, 0, v[j + 1]) >= 0, !picked);
     }
-    ck_assert_msg(seen[0] && seen[1], "the eight lines tried were all picked or none");
+    assert_seen(seen, 50);
     l2_free(&l);
 }
 END_TEST
@@ -1057,10 +1065,7 @@ START_TEST(reprieve_again_keeps_once_more)
             ck_assert_int_eq(kept, l2_reprieved_again(&l, v[j]));
             seen[kept] = 1;
         }
-        if (pcts[i] == 50)
-            ck_assert_msg(seen[0] && seen[1], "the eight lines tried were all kept or none");
-        else
-            ck_assert(seen[pcts[i] == 100] && !seen[pcts[i] != 100]);
+        assert_seen(seen, pcts[i]);
         l2_free(&l);
     }
 }
