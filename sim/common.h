@@ -122,6 +122,19 @@ static inline unsigned l2_popcount8(uint8_t m)
     return (unsigned)__builtin_popcount(m);
 }
 
+/* The 64-bit hash of lines (shares, homes, sets; seeded by its callers):
+ * every bit of the input moves every bit of the output, so that a share
+ * of lines it picks does not follow their place in memory. */
+static inline uint64_t l2_mix64(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebULL;
+    x ^= x >> 31;
+    return x;
+}
+
 static inline unsigned l2_popcount32(uint32_t m)
 {
     return (unsigned)__builtin_popcount(m);

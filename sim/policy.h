@@ -86,17 +86,6 @@ int l2_policy_decode(uint64_t desc, struct l2_policy *out, l2_err *e);
 void l2_policy_resolve(const struct l2_policy_spec *s, enum l2_semantics sem, struct l2_policy *out);
 void l2_window_resolve(const struct l2_window_spec *w, enum l2_semantics sem, struct l2_window *out);
 
-/* The 64-bit line hash used for shares (seeded with policy_seed). */
-static inline uint64_t l2_mix64(uint64_t x)
-{
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ULL;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebULL;
-    x ^= x >> 31;
-    return x;
-}
-
 static inline int l2_share_pick(uint64_t line_addr, uint64_t seed, uint64_t share60)
 {
     return (l2_mix64(line_addr ^ (seed * 0x9e3779b97f4a7c15ULL)) >> 4) < share60;
