@@ -114,14 +114,6 @@ static inline unsigned l2_log2_ceil(uint64_t v)
     return k;
 }
 
-/* Bits set: the popcnt instruction where the build targets it (ARCH in the
- * Makefile), else a table for sector masks and the bit trick for words. */
-#ifdef __POPCNT__
-static inline unsigned l2_popcount8(uint8_t m)
-{
-    return (unsigned)__builtin_popcount(m);
-}
-
 /* The 64-bit hash of lines (shares, homes, sets; seeded by its callers):
  * every bit of the input moves every bit of the output, so that a share
  * of lines it picks does not follow their place in memory. */
@@ -133,6 +125,14 @@ static inline uint64_t l2_mix64(uint64_t x)
     x *= 0x94d049bb133111ebULL;
     x ^= x >> 31;
     return x;
+}
+
+/* Bits set: the popcnt instruction where the build targets it (ARCH in the
+ * Makefile), else a table for sector masks and the bit trick for words. */
+#ifdef __POPCNT__
+static inline unsigned l2_popcount8(uint8_t m)
+{
+    return (unsigned)__builtin_popcount(m);
 }
 
 static inline unsigned l2_popcount32(uint32_t m)
