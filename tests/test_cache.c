@@ -587,8 +587,8 @@ END_TEST
  * times and the others never). */
 START_TEST(first_grow_share)
 {
-    enum { LINES = 65536, RUN = 4096, SETS = 2048, PER_SET = 26 };
-    static const uint32_t grows[] = {0, 2621, 5243, 32768, 65536}; /* 0, 0.04, 0.08, 1/2, 1 */
+    enum { LINES = 65536, RUN = 4096, SETS = 2048, PER_SET = 26, GROW = 2621 /* 0.04 */ };
+    static const uint32_t grows[] = {0, GROW, 5243, 32768, 65536}; /* 0, 0.04, 0.08, 1/2, 1 */
     const uint64_t base = UINT64_C(0x7e0000000000) >> 7;
     for (unsigned i = 0; i < sizeof grows / sizeof grows[0]; i++) {
         struct l2_cache k = {.first_grow = grows[i]};
@@ -605,6 +605,7 @@ START_TEST(first_grow_share)
                 run = 0;
             }
         }
+        check_share("grow all", 0, n, LINES, grows[i], 200);
         ck_assert_uint_eq(again, 0);
         if (grows[i] == 0)
             ck_assert_uint_eq(n, 0);
@@ -612,7 +613,8 @@ START_TEST(first_grow_share)
             ck_assert_uint_eq(n, LINES);
     }
     static const uint64_t stride[] = {12800, 15360};
-    struct l2_cache k = {.first_grow = 2621};
+    struct l2_cache k = {.first_grow = GROW};
+    const double p = GROW / 65536.0;
     for (unsigned j = 0; j < 2; j++) {
         uint32_t often = 0, all = 0;
         for (uint64_t set = 0; set < SETS; set++) {
@@ -624,8 +626,8 @@ START_TEST(first_grow_share)
         }
         ck_assert_msg(often <= SETS / 25, "stride %llu: %u of %u sets picked 4 times or more",
                       (unsigned long long)stride[j], often, SETS);
-        check_share("grow in sets", (uint32_t)stride[j], all, SETS * PER_SET, 2621,
-                    (uint32_t)(4.5 * sqrt(SETS * PER_SET * 0.04 * 0.96)) + 1);
+        check_share("grow in sets", (uint32_t)stride[j], all, SETS * PER_SET, GROW,
+                    (uint32_t)(4.5 * sqrt(SETS * PER_SET * p * (1 - p))) + 1);
     }
 }
 END_TEST
