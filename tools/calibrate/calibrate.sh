@@ -143,6 +143,7 @@ NF == 0 { next } # a blank line (the row list skips it too)
     if (!nonear) { nsum[nf] += (ne < 0 ? -ne : ne); farsum[nf] += (e - ne < 0 ? ne - e : e - ne); nrows[nf]++ }
     nears = nonear ? sprintf("%8s %8.2f %7s", "-", nsim, "-") : sprintf("%8.2f %8.2f %+7.2f", near, nsim, ne)
     if (ae >= worst[nf]) { worst[nf] = ae; wid[nf] = id }
+    if (ae > 10) big[nf]++
     if (nm > 1 || tmeas == "") {
         printf "%-5s %-9s %8.2f %8.2f %+7.2f   %s   %8s  %8s %7s\n", id, sa, meas, sim, e, nears, "-", "-", "-"
         next
@@ -156,7 +157,7 @@ NF == 0 { next } # a blank line (the row list skips it too)
 END {
     printf "\n"
     for (i = 1; i <= nf; i++)
-        if (rows[i]) printf "%s: %d rows, config %s: mean absolute error %.2f points (near-partition hit rate: %.2f, far hits: %.2f); worst row %s off by %.2f points\n", file[i], rows[i], config, sum[i] / rows[i], nrows[i] ? nsum[i] / nrows[i] : 0, nrows[i] ? farsum[i] / nrows[i] : 0, wid[i], worst[i]
+        if (rows[i]) printf "%s: %d rows, config %s: mean absolute error %.2f points (near-partition hit rate: %.2f, far hits: %.2f); worst row %s off by %.2f points; %d rows off by more than 10 points\n", file[i], rows[i], config, sum[i] / rows[i], nrows[i] ? nsum[i] / nrows[i] : 0, nrows[i] ? farsum[i] / nrows[i] : 0, wid[i], worst[i], big[i]
     if (trows[1]) printf "kernel time, %d rows (gpu__time_duration): mean absolute relative error %.1f%%; worst row %s off by %+.1f%%; %d rows off by more than 50%%\n", trows[1], tsum[1] / trows[1], twid[1], twe[1], tbad[1]
     if (trows[2]) printf "kernel time, %d rows (* block span + %d ns): mean absolute relative error %.1f%%; worst row %s off by %+.1f%%; %d rows off by more than 50%%\n", trows[2], span_offset, tsum[2] / trows[2], twid[2], twe[2], tbad[2]
     # placement families of two or more rows: their means, and every row
