@@ -1,7 +1,9 @@
 #!/bin/sh
 # calibrate.sh BUILD [CONFIG [CSV...]] - runs every row of the calibration
 # tables through l2sim and prints measured vs simulated hit rates and kernel
-# times: for each, the mean absolute error and the worst row.
+# times: for each, the mean absolute error and the worst row (for hit rates
+# also the error of the far hits, hits less near-partition hits, and how
+# many rows are off by more than 10 points).
 #
 # Each row's steps are turned into a trace by BUILD/scengen and simulated by
 # BUILD/l2sim with CONFIG (default configs/h100.cfg); the row's measured
