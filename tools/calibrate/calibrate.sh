@@ -74,6 +74,7 @@ wait
 
 awk -F, -v tmp="$tmp" -v config="$config" -v span_offset="${SPAN_OFFSET_NS:-2100}" '
 function unq(s) { gsub(/"/, "", s); return s }
+function abs(x) { return x < 0 ? -x : x }
 # the steps of the current row: the fields between the set-aside and the
 # four measured columns, rejoined
 function steps_of(n,   s, i) { s = $3; for (i = 4; i <= n - 4; i++) s = s "," $i; return unq(s) }
@@ -139,10 +140,10 @@ NF == 0 { next } # a blank line (the row list skips it too)
     if (meas < flo[k]) flo[k] = meas
     if (meas > fhi[k]) fhi[k] = meas
     flast[k] = id
-    ae = e < 0 ? -e : e
+    ae = abs(e)
     sum[nf] += ae; rows[nf]++
-    # far hits (hits less near-partition hits): measured and simulated alike
-    if (!nonear) { nsum[nf] += (ne < 0 ? -ne : ne); farsum[nf] += (e - ne < 0 ? ne - e : e - ne); nrows[nf]++ }
+    # the far hits (hits less near-partition hits) are off by e - ne
+    if (!nonear) { nsum[nf] += abs(ne); farsum[nf] += abs(e - ne); nrows[nf]++ }
     nears = nonear ? sprintf("%8s %8.2f %7s", "-", nsim, "-") : sprintf("%8.2f %8.2f %+7.2f", near, nsim, ne)
     if (ae >= worst[nf]) { worst[nf] = ae; wid[nf] = id }
     if (ae > 10) big[nf]++
@@ -150,7 +151,7 @@ NF == 0 { next } # a blank line (the row list skips it too)
         printf "%-5s %-9s %8.2f %8.2f %+7.2f   %s   %8s  %8s %7s\n", id, sa, meas, sim, e, nears, "-", "-", "-"
         next
     }
-    te = 100 * (tsim - tmeas) / tmeas; ate = te < 0 ? -te : te
+    te = 100 * (tsim - tmeas) / tmeas; ate = abs(te)
     printf "%-5s %-9s %8.2f %8.2f %+7.2f   %s   %8.0f%s %8.0f %+7.1f\n", id, sa, meas, sim, e, nears, tmeas, span ? "*" : " ", tsim, te
     g = span ? 2 : 1
     tsum[g] += ate; trows[g]++; if (ate > 50) tbad[g]++
@@ -167,7 +168,7 @@ END {
     nf2 = 0; fsum = 0; usum = 0; units = 0; fworst = -1
     for (i = 1; i <= nkeys; i++) {
         k = keys[i]; units++
-        me = (fs[k] - fm[k]) / fn[k]; ame = me < 0 ? -me : me; usum += ame
+        me = (fs[k] - fm[k]) / fn[k]; ame = abs(me); usum += ame
         if (fn[k] < 2) continue
         if (!nf2++) printf "\nplacement families (rows whose steps differ only in where their buffers lie):\n%-5s %-5s %5s %8s %8s %8s %8s %7s\n", "first", "last", "rows", "meas_min", "meas_max", "meas", "sim", "err"
         printf "%-5s %-5s %5d %8.2f %8.2f %8.2f %8.2f %+7.2f\n", fid[k], flast[k], fn[k], flo[k], fhi[k], fm[k] / fn[k], fs[k] / fn[k], me
