@@ -527,9 +527,9 @@ static inline int l2_cache_sfirst_full(const struct l2_cache *c, uint32_t set)
  * line, so that the lines of one set are picked as often as any (a
  * multiplicative hash of consecutive lines repeats with the sets' period:
  * with the H200's 15,360 sets a partition, the lines a stream brings one
- * set moved its hash by 0.002 of its range each, so one set in eleven was
- * picked up to 20 times in a row, growing towards first_max, and the
- * others never). */
+ * set moved its hash by 0.002 of its range each, so that of 2048 sets
+ * given 26 such lines at 0.04, 187 were picked 1 to 20 times, growing
+ * towards first_max, and the others never). */
 static inline int l2_cache_first_grows(const struct l2_cache *c, uint64_t line)
 {
     return (l2_mix64(line ^ UINT64_C(0x6a09e667f3bcc909)) >> 48) < c->first_grow;

@@ -580,8 +580,8 @@ END_TEST
  * deviations of a fair coin's count), none at 0, all at 2^16, the same
  * line every time; and alike in every set: of 2048 sets of the H100's and
  * the H200's partitions (12,800 and 15,360 sets), each given the 26 lines
- * a 96 MiB stream brings it, few are picked four times or more (1.6% of
- * the sets for a fair coin at 0.04; a multiplicative hash of the line,
+ * a 96 MiB stream brings it, few are picked four times or more (1.9% of
+ * the sets for a fair coin at 0.04, binomial of 26; a multiplicative hash of the line,
  * whose value moves by the same step from one line of a set to the next,
  * picked 7.2% of the H100's sets 4 times, and 9.1% of the H200's 1 to 20
  * times and the others never). */
