@@ -73,6 +73,10 @@ enum l2_smmap { L2_SMMAP_LIST(L2_X_ENUM) L2_NSMMAP };
       "written_reprieve_pct > 0: percent of the reprieved lines (chosen by another hash of the " \
       "line) that, met as a fill's victim again while they still owe their write-back, are kept " \
       "once more, the same way; the others go")                                               \
+    X(reprieve_empty_copy, CFG_UINT, 0, 1, 0, NULL,                                     \
+      "written_reprieve_pct > 0, 1: a home line that a reprieve keeps leaves its copies in the other " \
+      "partitions without data: they keep their ways and their age, and a load that finds one is "  \
+      "served by the home partition (a far hit) and fills it again")                           \
     X(dirty_ways, CFG_UINT, 0, 32, 0, NULL,                                                   \
       "ways of a set that may hold written data (0: no limit): a store that leaves more writes back " \
       "the least recently used of the others, which stays, clean")                             \

@@ -35,7 +35,10 @@
  *    holds written data that earned the reprieve keeps it, clean, as its
  *    set's most recent line, taking the next victim (l2_path_fill_line);
  *    the kept line's write-back (a home line's) is counted when it leaves,
- *    is stored to again or is read at home, not at the reprieve.  A line earns it when a store makes
+ *    is stored to again or is read at home, not at the reprieve; with
+ *    reprieve_empty_copy = 1 its copies in other partitions lose
+ *    their sectors but keep their ways and age (a load that finds one
+ *    empty is served at home and fills it).  A line earns it when a store makes
  *    it written (from clean), if it is one of the written_reprieve_pct
  *    percent of lines that a hash picks (l2_reprieved) and its set then
  *    holds at least reprieve_min_ways written ways.  A kept home line

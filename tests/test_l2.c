@@ -1015,6 +1015,38 @@ START_TEST(written_reprieve_keeps_written)
 }
 END_TEST
 
+/* reprieve_empty_copy = 1: the home line of a store from the far side
+ * (sm 0, near 0; home 1) that a reprieve keeps leaves its copy in
+ * partition 0 without sectors, still in its way: a load from that side
+ * then finds it far (at home, paying the owed write-back) and fills the
+ * copy again.  With 0 the copy keeps its sectors and serves the load. */
+START_TEST(reprieve_empty_copy)
+{
+    for (int on = 0; on < 2; on++) {
+        struct l2 l;
+        const char *extra[] = {"written_reprieve_pct=100",
+                               on ? "reprieve_empty_copy=1" : "reprieve_empty_copy=0", NULL};
+        tiny(&l, 2, extra);
+        uint64_t h1[5];
+        lines_in_set(&l, 0, 1, 5, h1);
+        acc(&l, OP_WRITE, PRIO_EVICT_UNCHANGED, h1[0], 0x3, 0); /* home 1 dirty, a copy in 0 */
+        for (int i = 1; i < 4; i++)
+            acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, h1[i], 0xf, 1); /* from the home side */
+        struct l2_outcome o = acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, h1[4], 0xf, 1); /* reprieves h1[0] */
+        ck_assert_uint_eq(o.dram_wr, 0);
+        ck_assert_uint_eq(*l2_cache_dirty(&l.part[1], resident(&l, 1, h1[0])), 0); /* kept, clean */
+        ck_assert_uint_eq(*l2_cache_valid(&l.part[0], resident(&l, 0, h1[0])), on ? 0 : 0x3);
+        o = acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, h1[0], 0x3, 0);
+        ck_assert_uint_eq(o.hit, 0x3);
+        ck_assert_uint_eq(o.near_hit, on ? 0 : 0x3);
+        ck_assert_uint_eq(o.dram_rd, 0);
+        ck_assert_uint_eq(o.dram_wr, on ? 64 : 0); /* read at home: the owed sectors go */
+        ck_assert_uint_eq(*l2_cache_valid(&l.part[0], resident(&l, 0, h1[0])), 0x3); /* filled again */
+        l2_free(&l);
+    }
+}
+END_TEST
+
 /* The written line w[0], reprieved once (written_reprieve_pct = 100), is
  * the victim again while it still owes its write-back: returns whether it
  * stays, checking that it writes back 128 bytes if it goes and none if it
@@ -1343,6 +1375,7 @@ Suite *l2_suite(void)
     tcase_add_test(tc, far_part_refresh_home);
     tcase_add_test(tc, near_refresh_share);
     tcase_add_test(tc, written_reprieve_keeps_written);
+    tcase_add_test(tc, reprieve_empty_copy);
     tcase_add_test(tc, reprieve_min_ways_earned_at_write);
     tcase_add_test(tc, written_reprieve_share);
     tcase_add_test(tc, reprieve_again_keeps_once_more);
