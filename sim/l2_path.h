@@ -127,25 +127,23 @@ L2_PATH_FN int l2_path_keeps(const struct l2 *l, const struct l2_geom g, const u
 
 /* A home line of cache c that a reprieve keeps, clean (l2_path_reprieve),
  * with reprieve_empty_copy: its copies in the other partitions (set
- * `set`) lose their sectors but keep their ways and their age, so that a
- * load finds one empty and is served at home, far (measured: stored data
- * read back after other reads finds about half its hits far, its home
- * lines kept and its copies not, while until then it takes as much room
- * from a working set as before: near hits of B64, H289, H292, H295,
- * H296, H300, H301 within 0.2-7 points, 8-18 without; near-partition
- * rate of the H200's 140 rows with stores 6.36 -> 4.57 points, the
- * H100's 6.25 -> 4.93; their hit rates 2.58 and 2.10 -> 2.13). */
+ * `set`) lose their sectors but keep their ways, their age and their
+ * written marks, so that they take the same room and a load finds one
+ * empty and is served at home, far (measured: stored data read back
+ * after other reads finds about half its hits far, its home lines kept
+ * and its copies not, while until then it takes as much room from a
+ * working set as before: near hits of B64, H289, H292, H295, H296, H300,
+ * H301 on the H200 within 1.2-6.6 points, 8.6-18.7 without;
+ * near-partition rate of the H200's 140 rows with stores 6.36 -> 4.57
+ * points, the H100's 6.25 -> 4.93; their hit rates 2.58 and 2.10 ->
+ * 2.13).  Cold: the cache's own geometry. */
 static __attribute__((noinline, cold)) void l2_path_empty_copies(const struct l2 *l, const struct l2_cache *c,
                                                                   uint32_t set, uint64_t line)
 {
     for (unsigned p = 0; p < l->nparts; p++) {
-        const struct l2_cache *pc = &l->part[p];
-        if (pc == c)
-            continue;
-        unsigned char *pb = l2_set_base_g(pc, pc->g, set);
-        const int w = l2_blk_find(pc->g, pb, line);
-        if (w >= 0)
-            *l2_blk_valid(pc->g, pb, (unsigned)w) = 0;
+        const int64_t slot = &l->part[p] == c ? -1 : l2_cache_find(&l->part[p], set, line);
+        if (slot >= 0)
+            *l2_cache_valid(&l->part[p], (uint64_t)slot) = 0;
     }
 }
 
