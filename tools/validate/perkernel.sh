@@ -2,8 +2,9 @@
 # perkernel.sh capture|measure OUT W - a real program's kernels measured one
 # by one without disturbing L2 between them, on the GPU machine, from the
 # repository root after tools/validate/build-gpu.sh.  W: reuse
-# (tools/validate/torch_reuse.py, 8 steps, stopped by L2SIM_UPTO) or
-# hotcold (build/hotcold, 6 kernels, `--iters k` runs the first k).
+# (tools/validate/torch_reuse.py, 8 steps, stopped by L2SIM_UPTO), gather
+# (tools/validate/torch_gather.py, the same way) or hotcold (build/hotcold,
+# 6 kernels, `--iters k` runs the first k).
 # CONFIG: the l2sim configuration (default configs/h100.cfg).
 #
 #   capture  OUT/W.l2b.zst (l2trace --merge-lines), OUT/sim-W.csv (l2sim run
@@ -29,6 +30,9 @@ CONFIG=${CONFIG:-configs/h100.cfg}
 case $W in
 reuse)
     cmd="python3 tools/validate/torch_reuse.py" filt="" n=8
+    upto() { echo "env L2SIM_UPTO=$1 $cmd"; } ;;
+gather)
+    cmd="python3 tools/validate/torch_gather.py" filt="--kernel gather_|index_copy" n=8
     upto() { echo "env L2SIM_UPTO=$1 $cmd"; } ;;
 hotcold)
     cmd="$B/hotcold --iters 6" filt="--kernel step<" n=6
