@@ -3,8 +3,9 @@
 # by one without disturbing L2 between them, on the GPU machine, from the
 # repository root after tools/validate/build-gpu.sh.  W: reuse
 # (tools/validate/torch_reuse.py, 8 steps, stopped by L2SIM_UPTO), gather
-# (tools/validate/torch_gather.py, the same way) or hotcold (build/hotcold,
-# 6 kernels, `--iters k` runs the first k).
+# and partial (tools/validate/torch_gather.py and torch_partial.py, the
+# same way) or hotcold (build/hotcold, 6 kernels, `--iters k` runs the
+# first k).
 # CONFIG: the l2sim configuration (default configs/h100.cfg).
 #
 #   capture  OUT/W.l2b.zst (l2trace --merge-lines), OUT/sim-W.csv (l2sim run
@@ -33,6 +34,9 @@ reuse)
     upto() { echo "env L2SIM_UPTO=$1 $cmd"; } ;;
 gather)
     cmd="python3 tools/validate/torch_gather.py" filt="--kernel gather_|index_copy" n=8
+    upto() { echo "env L2SIM_UPTO=$1 $cmd"; } ;;
+partial)
+    cmd="python3 tools/validate/torch_partial.py" filt="--kernel FillFunctor" n=8
     upto() { echo "env L2SIM_UPTO=$1 $cmd"; } ;;
 hotcold)
     cmd="$B/hotcold --iters 6" filt="--kernel step<" n=6
