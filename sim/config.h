@@ -64,6 +64,9 @@ enum l2_smmap { L2_SMMAP_LIST(L2_X_ENUM) L2_NSMMAP };
     X(store_copy, CFG_UINT, 0, 1, 1, NULL,                                                      \
       "1: a store from an SM whose near partition is not the line's home writes a copy there "  \
       "too (not an evict_first or no_allocate store)")                                          \
+    X(partial_write_fill, CFG_UINT, 0, 1, 0, NULL,                                             \
+      "1: a store that writes part of a sector (not all its bytes) that its home line lacks reads " \
+      "the sector from DRAM first (sector_size bytes)")                                          \
     X(written_reprieve_pct, CFG_UINT, 0, 100, 0, NULL,                                          \
       "percent of the lines holding written data (a dirty line, or a copy a store wrote; chosen " \
       "by a hash of the line) that, met as a fill's victim, are kept as their set's most recent " \

@@ -200,5 +200,5 @@ void l2_access(struct l2 *l, enum l2_op op, enum l2_prio prio, uint64_t line, ui
     uint32_t set;
     l2_locate(l, line, &home, &set);
     /* the per-access loop of sim.c inlines its own copies of the path */
-    l2_path_access(l, l->part[0].g, op, prio, line, home, l2_near(l, sm, home), set, mask, out);
+    l2_path_access(l, l->part[0].g, op, prio, line, home, l2_near(l, sm, home), set, mask, 0, out);
 }

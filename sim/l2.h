@@ -24,7 +24,9 @@
  *    unless far_part_refresh = 0 and it asks for part of the line only
  *    (its class is set all the same).
  *  - Stores: write-allocate at sector granularity in the home partition
- *    (no DRAM read; sectors become valid and dirty).  With store_copy = 1,
+ *    (sectors become valid and dirty; no DRAM read, but with
+ *    partial_write_fill = 1 for a sector the store writes only in part
+ *    and the home line lacks: it is read first, sector_size bytes).  With store_copy = 1,
  *    a store whose near partition is not the home also writes the
  *    sectors into a copy there (class normal), unless it is
  *    evict_first or no_allocate; copies in other partitions are dropped.

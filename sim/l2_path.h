@@ -256,9 +256,11 @@ L2_PATH_FN uint8_t l2_path_home_read(struct l2 *l, const struct l2_cache *c, con
 }
 
 /* One operation on a located line (l2_access): its home partition and
- * set, and the issuing SM's near partition, with the partitions' layout g. */
+ * set, and the issuing SM's near partition, with the partitions' layout g;
+ * part: the sectors of `mask` a store writes only in part of their bytes. */
 L2_PATH_FN void l2_path_access(struct l2 *l, const struct l2_geom g, enum l2_op op, enum l2_prio prio, uint64_t line,
-                               unsigned home, unsigned near, uint32_t set, uint8_t mask, struct l2_outcome *out)
+                               unsigned home, unsigned near, uint32_t set, uint8_t mask, uint8_t part,
+                               struct l2_outcome *out)
 {
     memset(out, 0, sizeof *out);
     const struct l2_cache *hc = &l->part[home];
@@ -335,6 +337,12 @@ L2_PATH_FN void l2_path_access(struct l2 *l, const struct l2_geom g, enum l2_op 
                                            (enum l2_class)l2_path_class_of_prio_fill[prio], sfirst, out);
         }
         if (w >= 0) {
+            /* with partial_write_fill, sectors written in part that the
+             * line lacks are read from DRAM first, sector by sector
+             * (measured on the H200: tools/validate/torch_partial.py) */
+            const uint8_t fill = part & (uint8_t)~*l2_blk_valid(g, hb, (unsigned)w);
+            if (fill)
+                out->dram_rd += (uint32_t)l2_popcount8(fill) << l->sector_shift;
             *l2_blk_valid(g, hb, (unsigned)w) |= mask;
             if (sfirst)
                 l2_blk_mark_sfirst(hc, g, hb, (unsigned)w);

@@ -304,6 +304,18 @@ L2_PATH_FN int sim_access_g(struct l2_sim *s, const struct l2_geom g, const int 
         return 0; /* another lane's access */
     struct l2_tsum ts = {0};
     struct line_sums sums = {0}; /* of the access's lines */
+    /* with partial_write_fill, a store's first and last sectors when it
+     * writes only part of their bytes (of the first and the last line) */
+    uint8_t part0 = 0, part1 = 0;
+    if (op == OP_WRITE && s->l2.cfg.partial_write_fill) {
+        const unsigned ss = s->l2.sector_shift;
+        const uint64_t smask = ((uint64_t)1 << ss) - 1, end = ev->addr + ev->size;
+        const uint8_t bit0 = (uint8_t)(1u << ((ev->addr & lmask) >> ss));
+        const uint8_t bit1 = (uint8_t)(1u << (((end - 1) & lmask) >> ss));
+        const int one = ev->addr >> ss == (end - 1) >> ss; /* a single sector */
+        part0 = (ev->addr & smask) || (one && (end & smask)) ? bit0 : 0;
+        part1 = end & smask ? bit1 : 0;
+    }
 
     for (unsigned i = 0; i < nlines; i++) {
         if (!one_lane && !mine[i] && !owner)
@@ -325,7 +337,8 @@ L2_PATH_FN int sim_access_g(struct l2_sim *s, const struct l2_geom g, const int 
             continue;
         const uint8_t mask = lc->mask[i];
         struct l2_outcome o;
-        l2_path_access(&s->l2, g, op, prio, line, home[i], near[i], set[i], mask, &o);
+        const uint8_t part = (uint8_t)((i == 0 ? part0 : 0) | (i == nlines - 1 ? part1 : 0));
+        l2_path_access(&s->l2, g, op, prio, line, home[i], near[i], set[i], mask, part, &o);
         unsigned merged =
             l2_timing_line(&s->tm, &k->time, &ta, &ts, op, prio, line, home[i], near[i], lc->pe[i], mask, &o);
         if (op == OP_APPLY || op == OP_DISCARD)

@@ -338,9 +338,12 @@ unsigned l2_timing_line(struct l2_timing *t, struct l2_ktime *kt, const struct l
         kt->slice[hs] += bytes + t->req;
         ts->slice += bytes + t->req;
         kt->xbar[home] += xb;
-        kt->dram[ch] += wr * L2_DRAM_W; /* the victim's write-back, or a no_allocate store written through */
+        /* the victim's write-back, or a no_allocate store written through;
+         * and the sectors a store written in part reads first (a partial read) */
+        const uint32_t dw = o->dram_rd * t->partial_w + wr * L2_DRAM_W;
+        kt->dram[ch] += dw;
         ts->xbar += xb;
-        ts->dram += wr * L2_DRAM_W;
+        ts->dram += dw;
         ts->dram_wr += wr * L2_DRAM_W;
         b->sec[prio][cross ? L2_SC_FAR : L2_SC_NEAR] += sectors;
         lat = t->lat[cross ? L2_SC_FAR : L2_SC_NEAR];

@@ -177,6 +177,41 @@ START_TEST(access_spanning_two_lines)
 }
 END_TEST
 
+/* partial_write_fill = 1: a store reads from DRAM each sector it writes
+ * only in part (its first and last sectors, by its bytes) that the home
+ * line lacks, 32 bytes each; whole sectors, and sectors the line holds,
+ * read nothing; with 0 no store reads. */
+START_TEST(partial_write_fill)
+{
+    static const char *const on[] = {"partial_write_fill=1", NULL};
+    static const char *const off[] = {"partial_write_fill=0", NULL};
+    static const struct {
+        const char *trace;
+        uint64_t rd; /* DRAM bytes read with the rule */
+    } cases[] = {
+        {"W 0x1004 4\n", 32},             /* one sector in part */
+        {"W 0x1000 32\n", 0},             /* whole */
+        {"W 0x101c 8\n", 64},             /* the tail of sector 0, the head of sector 1 */
+        {"W 0x1010 256\n", 64},           /* three lines: the first and the last sector in part */
+        {"W 0x1000 256\n", 0},            /* whole lines */
+        {"W 0x1000 32\nW 0x1004 4\n", 0}, /* the sector is held */
+        {"R 0x1000 4\nW 0x1008 4\n", 32}, /* the load's DRAM read (its granule); the store finds it */
+        {"W 0x1004 4\nW 0x1008 4\n", 32}, /* the first store filled it */
+        {"W 0x1004 4 no_allocate\n", 0},  /* written through, never filled */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        for (int rule = 0; rule < 2; rule++) {
+            struct tests_run r;
+            tests_run_start(&r, SEM_HARDWARE, rule ? on : off);
+            tests_run_ok(&r, cases[i].trace);
+            const uint64_t load = strncmp(cases[i].trace, "R ", 2) == 0 ? 32 : 0;
+            ck_assert_msg(r.sim.k[0].total.dram_rd == (rule ? cases[i].rd : load), "%s rule %d: %llu", cases[i].trace,
+                          rule, (unsigned long long)r.sim.k[0].total.dram_rd);
+            tests_run_end(&r);
+        }
+}
+END_TEST
+
 START_TEST(discard_full_lines_only)
 {
     struct tests_run r;
@@ -613,6 +648,7 @@ Suite *sim_suite(void)
     tcase_add_test(tc, events_batch_as_one_by_one);
     tcase_add_test(tc, events_batch_error_index);
     tcase_add_test(tc, reset_event);
+    tcase_add_test(tc, partial_write_fill);
     suite_add_tcase(s, tc);
     return s;
 }
