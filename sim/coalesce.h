@@ -18,6 +18,12 @@
  * bytes (the simulator splits an access into its lines, so the hits and
  * misses are those of the unmerged accesses; the access count differs).
  *
+ * With L2_COAL_PARTIAL (for stores), a sector whose 32 bytes the lanes do
+ * not all touch is an access of its own that holds only the bytes they
+ * touch, from the first to the last (31 of them when those are the
+ * sector's first and last byte), so that the simulator knows it is written
+ * in part (partial_write_fill); a line with such a sector is never merged.
+ *
  * Plain C, no state: shared by the capture tool (tools/l2trace) and any
  * importer of per-lane address traces.
  */
@@ -33,21 +39,25 @@
 #define L2_COAL_LANES 32u
 #define L2_COAL_MAX_LANE_SIZE 128u /* bytes one lane may access: at most 2 lines */
 #define L2_COAL_MAX_MERGE 4096u    /* bytes of one merged access (the trace's limit) */
-/* Accesses one call can produce: 2 lines per lane, at most 2 runs per line. */
-#define L2_COAL_MAX_OUT (2u * 2u * L2_COAL_LANES)
+/* Accesses one call can produce: 2 lines per lane, at most 4 accesses per
+ * line (its sectors one by one). */
+#define L2_COAL_MAX_OUT (2u * 4u * L2_COAL_LANES)
 
 #define L2_COAL_MERGE_LINES 1u /* flag: merge consecutive full lines */
+#define L2_COAL_PARTIAL 2u     /* flag: sectors written in part are accesses of their bytes */
 
 struct l2_coal_access {
-    uint64_t addr;  /* 32-byte aligned */
-    uint32_t size;  /* a multiple of 32 */
+    uint64_t addr;  /* 32-byte aligned (but a sector written in part, L2_COAL_PARTIAL) */
+    uint32_t size;  /* a multiple of 32 (likewise) */
 };
 
-/* A line a warp instruction touches: line address / L2_COAL_LINE and the
- * sectors (bit s = sector s) some active lane touches. */
+/* A line a warp instruction touches: line address / L2_COAL_LINE, the
+ * sectors (bit s = sector s) some active lane touches, and the bytes of
+ * each sector they touch (bit b of bytes[s]: byte b of sector s). */
 struct l2_coal_line {
     uint64_t line;
     unsigned sectors;
+    uint32_t bytes[L2_COAL_LINE / L2_COAL_SECTOR];
 };
 /* Lines one call can produce: 2 per lane. */
 #define L2_COAL_MAX_LINES (2u * L2_COAL_LANES)

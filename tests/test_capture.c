@@ -122,7 +122,7 @@ START_TEST(launches_with_dims_streams_and_sm)
                              "R 0x7f0000000100 128 sm=7\n"
                              "R 0x7f0000000180 128 sm=7\n"
                              "W 0x7f0000000000 64 sm=131\n"
-                             "W 0x7f0000000100 32 sm=0\n"
+                             "W 0x7f0000000100 12 sm=0\n" /* bytes 0-3 and 8-11: the sector in part */
                              "kernel k2 stream=1 grid=4,2,1 block=128,1,1\n"
                              "P 0x7f0000000000 128 evict_normal\n"
                              "R 0x7f0000000080 128 sm=3\n"
@@ -163,7 +163,7 @@ START_TEST(l1_serves_rereads)
                              "R 0x7f0000000000 128 sm=6\n"
                              "R 0x7f0000000080 128 sm=6\n"
                              "W 0x7f0000000000 32 sm=5\n"
-                             "W 0x7f0000000080 32 sm=5\n"
+                             "W 0x7f0000000080 4 sm=5\n" /* the atomic's 4 bytes */
                              "R 0x7f0000000080 32 sm=5\n"
                              "R 0x7f0000000000 32\n"
                              "kernel k grid=4,2,1 block=128,1,1\n"

@@ -267,6 +267,91 @@ START_TEST(random_scatter_matches_reference)
 }
 END_TEST
 
+/* L2_COAL_PARTIAL: a sector whose bytes the lanes touch only in part is
+ * an access of those bytes, first to last; whole sectors keep their runs
+ * and lines with no partial sector still merge. */
+START_TEST(partial_sectors_keep_their_bytes)
+{
+    uint64_t a[32];
+    strided(a, BASE, 32); /* 4 bytes at the start of every sector: 8 lines */
+    ck_assert_int_eq(run(a, 0xffu, 4, L2_COAL_PARTIAL), 8);
+    for (int i = 0; i < 8; i++)
+        expect(i, BASE + 32 * (uint64_t)i, 4);
+    ck_assert_int_eq(run(a, 0xffu, 4, 0), 2); /* without: whole sectors */
+    expect(0, BASE, 128);
+    strided(a, BASE, 4); /* 32 lanes x 4 bytes: a whole line, merged with the next */
+    a[8] = BASE + 128 + 28; /* lanes 8-15 move to bytes 28-31 and 32-59 of the next line */
+    for (int i = 9; i < 16; i++)
+        a[i] = BASE + 128 + 32 + 4 * (uint64_t)(i - 9);
+    ck_assert_int_eq(run(a, 0xffffu, 4, L2_COAL_PARTIAL | L2_COAL_MERGE_LINES), 3);
+    expect(0, BASE, 32);            /* lanes 0-7: sector 0 whole */
+    expect(1, BASE + 128 + 28, 4);  /* sector 0 of the next line in part */
+    expect(2, BASE + 128 + 32, 28); /* sector 1 in part */
+    a[0] = BASE, a[1] = BASE + 28;  /* bytes 0-3 and 28-31: 31 bytes, never a whole sector */
+    ck_assert_int_eq(run(a, 0x3u, 4, L2_COAL_PARTIAL), 1);
+    expect(0, BASE, 31);
+    strided(a, BASE, 16); /* whole lines: merged as before */
+    ck_assert_int_eq(run(a, FULL, 16, L2_COAL_PARTIAL | L2_COAL_MERGE_LINES), 1);
+    expect(0, BASE, 512);
+    a[0] = BASE + 124; /* 8 bytes over a line boundary: the tail of one line, the head of the next */
+    ck_assert_int_eq(run(a, 1u, 8, L2_COAL_PARTIAL), 2);
+    expect(0, BASE + 124, 4);
+    expect(1, BASE + 128, 4);
+}
+END_TEST
+
+/* L2_COAL_PARTIAL against a byte-by-byte reference: every access is either
+ * whole sectors that the lanes cover in full, or the bytes of one sector
+ * they touch in part, from the first to the last; together they hold
+ * every touched sector once, in order. */
+START_TEST(random_partial_matches_reference)
+{
+    static const uint32_t sizes[] = {1, 2, 4, 8, 16, 32, 3, 12, 100, 128};
+    static uint8_t touched[8192 + 256];
+    for (int iter = 0; iter < 5000; iter++) {
+        uint64_t a[32];
+        uint32_t size = sizes[iter % L2_ARRAY_LEN(sizes)];
+        uint32_t mask = (uint32_t)rnd();
+        memset(touched, 0, sizeof touched);
+        for (int i = 0; i < 32; i++) {
+            a[i] = BASE + rnd() % (iter % 2 ? 512 : 8192);
+            if (mask >> i & 1)
+                memset(touched + (a[i] - BASE), 1, size);
+        }
+        int n = run(a, mask, size, L2_COAL_PARTIAL | (iter & 2 ? L2_COAL_MERGE_LINES : 0));
+        uint64_t next = 0; /* sectors before it are accounted for */
+        for (int k = 0; k < n; k++) {
+            const uint64_t off = out[k].addr - BASE, s0 = off / 32;
+            ck_assert_msg(s0 >= next, "iter %d: order", iter);
+            for (uint64_t s = next; s < s0; s++) /* skipped sectors are untouched */
+                ck_assert_msg(!memchr(touched + 32 * s, 1, 32), "iter %d: sector %llu left out", iter,
+                              (unsigned long long)s);
+            int all = 1;
+            for (uint64_t b = 32 * s0; b < off + out[k].size; b++)
+                all &= touched[b];
+            if (off % 32 == 0 && out[k].size % 32 == 0) { /* whole sectors, all covered */
+                ck_assert_msg(all, "iter %d: access %d not covered", iter, k);
+                next = s0 + out[k].size / 32;
+            } else { /* one sector in part: its first to last touched byte */
+                const uint8_t *t = touched + 32 * s0;
+                int b0 = 0, b1 = 31;
+                while (!t[b0])
+                    b0++;
+                while (!t[b1])
+                    b1--;
+                ck_assert_msg(memchr(t, 0, 32) != NULL, "iter %d: a whole sector in part", iter);
+                ck_assert_msg(off % 32 == (uint64_t)b0 && out[k].size == (uint32_t)(b1 - b0 + 1 - (b1 - b0 == 31)),
+                              "iter %d: access %d 0x%llx %u", iter, k, (unsigned long long)out[k].addr, out[k].size);
+                next = s0 + 1;
+            }
+        }
+        for (uint64_t s = next; s < sizeof touched / 32; s++)
+            ck_assert_msg(!memchr(touched + 32 * s, 1, 32), "iter %d: sector %llu left out", iter,
+                          (unsigned long long)s);
+    }
+}
+END_TEST
+
 Suite *coalesce_suite(void)
 {
     Suite *s = suite_create("coalesce");
@@ -281,6 +366,8 @@ Suite *coalesce_suite(void)
     tcase_add_test(tc, descending_and_merge_cap);
     tcase_add_test(tc, bad_sizes_rejected);
     tcase_add_test(tc, random_scatter_matches_reference);
+    tcase_add_test(tc, partial_sectors_keep_their_bytes);
+    tcase_add_test(tc, random_partial_matches_reference);
     tcase_set_timeout(tc, 60); /* the random comparison under the sanitizers on a loaded machine */
     suite_add_tcase(s, tc);
     return s;

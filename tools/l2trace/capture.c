@@ -378,7 +378,9 @@ int l2t_on_warp(struct l2t_capture *c, const struct l2t_warp *w, l2_err *e)
                                                      : L2_L1_STORE;
     if (op != OP_PREFETCH && l2_l1_warp(&c->l1, sm, l1op, t, (unsigned)nl, &c->l1n, e) < 0)
         return -1;
-    int n = l2_coalesce_runs(t, (unsigned)nl, lines ? 0 : c->opt.coal_flags, out);
+    /* a store's (or an atomic's) sectors written in part keep their bytes (partial_write_fill) */
+    const unsigned part = op == OP_WRITE ? L2_COAL_PARTIAL : 0;
+    int n = l2_coalesce_runs(t, (unsigned)nl, lines ? 0 : c->opt.coal_flags | part, out);
     c->warps++;
     return emit_accesses(c, op, tag, sm, out, n, e);
 }
