@@ -480,6 +480,8 @@ static void ncu_table(FILE *f, const struct l2_sim *s, const struct scopes *ss, 
             n == 1 ? " that counts" : "s that count");
     if (isnan(mae[0]))
         fputs("none\n", f);
+    else if (isnan(mae[1]))
+        fprintf(f, "hit rate %.2f points, load hit rate - (no loads)\n", mae[0]);
     else
         fprintf(f, "hit rate %.2f points, load hit rate %.2f points\n", mae[0], mae[1]);
 }
