@@ -357,14 +357,16 @@ static int instruction(struct import *im, struct lines *L, const struct header *
     if (l2_l1_warp(&im->l1, key, l1op, t, (unsigned)nl, &im->st->l1, e) < 0)
         return l2_prefix(e, "%s:%llu", L->name, (unsigned long long)L->no);
     struct l2_coal_access out[L2_COAL_MAX_OUT];
-    int m = l2_coalesce_runs(t, (unsigned)nl, im->flags, out);
+    const int write = !(k == K_READ || k == K_GENERIC_READ);
+    /* a store's sectors written in part keep their bytes, as l2trace's (partial_write_fill) */
+    int m = l2_coalesce_runs(t, (unsigned)nl, im->flags | (write ? L2_COAL_PARTIAL : 0), out);
     struct l2_event ev;
     memset(&ev, 0, sizeof ev);
     ev.type = EV_ACCESS;
     ev.pos = L->no;
     ev.tag = L2_TAG_GLOBAL;
     ev.sm = sm;
-    ev.op = (uint8_t)(k == K_READ || k == K_GENERIC_READ ? OP_READ : OP_WRITE);
+    ev.op = (uint8_t)(write ? OP_WRITE : OP_READ);
     for (int j = 0; j < m; j++) {
         ev.addr = out[j].addr;
         ev.size = out[j].size;

@@ -31,12 +31,13 @@ START_TEST(post_processed)
                      "R 0x7f0000001000 32\n"
                      "R 0x7f00000010e0 32\n"
                      "R 0x7f0000001100 32\n"
-                     /* base + deltas 256, -128: lines in ascending order */
-                     "W 0x7f0000002000 32\n"
-                     "W 0x7f0000002080 32\n"
-                     "W 0x7f0000002100 32\n"
+                     /* base + deltas 256, -128: lines in ascending order; a
+                      * store's sector written in part keeps its bytes */
+                     "W 0x7f0000002000 4\n"
+                     "W 0x7f0000002080 4\n"
+                     "W 0x7f0000002100 4\n"
                      /* LDS skipped; RED is a write at L2 */
-                     "W 0x7f0000003000 32\n"
+                     "W 0x7f0000003000 8\n"
                      /* generic LD in the shared window skipped; 8 bytes straddling two lines */
                      "R 0x7f0000004060 32\n"
                      "R 0x7f0000004080 32\n"
@@ -59,7 +60,7 @@ START_TEST(raw_with_sm_ids)
     ck_assert_int_eq(rc, 0);
     ck_assert_str_eq(t, "kernel copy grid=2,1,1 block=32,1,1\n"
                         "R 0x7f0000000000 32 sm=7\n"
-                        "W 0x7f0000000100 32 sm=12\n");
+                        "W 0x7f0000000100 4 sm=12\n"); /* its 4 bytes */
     free(t);
 }
 END_TEST
@@ -92,7 +93,7 @@ START_TEST(l1_per_block)
     ck_assert_str_eq(out, "the L1 served 7 of 14 load sectors\n"
                           "R 0x7f0000000000 128\n"     /* block 0: the line */
                           "R 0x7f0000000000 32\n"      /* .STRONG: past the L1 */
-                          "W 0x7f0000000000 32\n"      /* RED at L2, drops sector 0 */
+                          "W 0x7f0000000000 4\n"       /* RED at L2 (its 4 bytes), drops sector 0 */
                           "R 0x7f0000000000 32\n"      /* sector 0 again */
                           "R 0x7f0000000000 32\n"      /* block 1: its own L1 */
                           "5\n");
