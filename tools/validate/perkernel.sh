@@ -2,10 +2,10 @@
 # perkernel.sh capture|measure OUT W - a real program's kernels measured one
 # by one without disturbing L2 between them, on the GPU machine, from the
 # repository root after tools/validate/build-gpu.sh.  W: reuse
-# (tools/validate/torch_reuse.py, 8 steps, stopped by L2SIM_UPTO), gather
-# and partial (tools/validate/torch_gather.py and torch_partial.py, the
-# same way) or hotcold (build/hotcold, 6 kernels, `--iters k` runs the
-# first k).
+# (tools/validate/torch_reuse.py, 8 steps, stopped by L2SIM_UPTO), gather,
+# partial and writeback (torch_gather.py, torch_partial.py and
+# torch_writeback.py, the same way) or hotcold (build/hotcold, 6 kernels,
+# `--iters k` runs the first k).
 # CONFIG: the l2sim configuration (default configs/h100.cfg).
 #
 #   capture  OUT/W.l2b.zst (l2trace --merge-lines), OUT/sim-W.csv (l2sim run
@@ -37,6 +37,9 @@ gather)
     upto() { echo "env L2SIM_UPTO=$1 $cmd"; } ;;
 partial)
     cmd="python3 tools/validate/torch_partial.py" filt="--kernel FillFunctor" n=8
+    upto() { echo "env L2SIM_UPTO=$1 $cmd"; } ;;
+writeback)
+    cmd="python3 tools/validate/torch_writeback.py" filt="--kernel FillFunctor|reduce_kernel" n=8
     upto() { echo "env L2SIM_UPTO=$1 $cmd"; } ;;
 hotcold)
     cmd="$B/hotcold --iters 6" filt="--kernel step<" n=6
