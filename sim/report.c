@@ -377,14 +377,15 @@ struct ncu_cmp {
 struct ncu_res {
     const struct l2_ncu *m;
     struct ncu_cmp *c;
-    double mae[2];
+    double mae[3];
     uint32_t n;
 };
 
 /* Matches s's kernels with the measured rows; the mean absolute errors of
- * the kernels that count go to mae[2] (NAN when none), their number to
- * *n.  NULL when out of memory. */
-static struct ncu_cmp *ncu_compare(const struct l2_sim *s, const struct l2_ncu *m, double mae[2], uint32_t *n)
+ * the kernels that count go to mae (hit rate and load hit rate in points,
+ * DRAM reads in MB; NAN when none), their number to *n.  NULL when out of
+ * memory. */
+static struct ncu_cmp *ncu_compare(const struct l2_sim *s, const struct l2_ncu *m, double mae[3], uint32_t *n)
 {
     struct ncu_cmp *c = calloc((size_t)s->nk + 1, sizeof *c);
     int64_t *match = calloc((size_t)s->nk + 1, sizeof *match);
@@ -398,8 +399,8 @@ static struct ncu_cmp *ncu_compare(const struct l2_sim *s, const struct l2_ncu *
     for (uint32_t i = 0; i < s->nk; i++)
         names[i] = s->k[i].name;
     l2_ncu_match(m, names, s->nk, match);
-    double sum[2] = {0, 0};
-    uint32_t cnt[2] = {0, 0};
+    double sum[3] = {0, 0, 0};
+    uint32_t cnt[3] = {0, 0, 0};
     for (uint32_t i = 0; i < s->nk; i++) {
         const struct l2_counters *t = &s->k[i].total;
         c[i].row = match[i];
@@ -416,15 +417,15 @@ static struct ncu_cmp *ncu_compare(const struct l2_sim *s, const struct l2_ncu *
         c[i].counts = isnan(r->sectors) || (r->sectors >= NCU_MIN_SECTORS && ratio >= 0.5 && ratio <= 2);
         if (!c[i].counts)
             continue;
-        const double d[2] = {c[i].hit - r->hit, c[i].read_hit - r->read_hit};
-        for (int k = 0; k < 2; k++)
+        const double d[3] = {c[i].hit - r->hit, c[i].read_hit - r->read_hit, ((double)t->dram_rd - r->dram_rd) / 1e6};
+        for (int k = 0; k < 3; k++)
             if (!isnan(d[k])) {
                 sum[k] += fabs(d[k]);
                 cnt[k]++;
             }
     }
     *n = cnt[0];
-    for (int k = 0; k < 2; k++)
+    for (int k = 0; k < 3; k++)
         mae[k] = cnt[k] ? sum[k] / cnt[k] : NAN;
     free(match);
     free(names);
@@ -480,10 +481,16 @@ static void ncu_table(FILE *f, const struct l2_sim *s, const struct scopes *ss, 
             n == 1 ? " that counts" : "s that count");
     if (isnan(mae[0]))
         fputs("none\n", f);
-    else if (isnan(mae[1]))
-        fprintf(f, "hit rate %.2f points, load hit rate - (no loads)\n", mae[0]);
-    else
-        fprintf(f, "hit rate %.2f points, load hit rate %.2f points\n", mae[0], mae[1]);
+    else {
+        fprintf(f, "hit rate %.2f points, load hit rate ", mae[0]);
+        if (isnan(mae[1]))
+            fputs("- (no loads)", f);
+        else
+            fprintf(f, "%.2f points", mae[1]);
+        if (!isnan(mae[2]))
+            fprintf(f, ", DRAM read %.2f MB", mae[2]);
+        fputc('\n', f);
+    }
 }
 
 static void json_num(FILE *f, const char *key, double v, const char *fmt)
@@ -506,6 +513,7 @@ static void ncu_json(FILE *f, const struct l2_sim *s, const struct ncu_res *nr, 
     fprintf(f, ", \"measured_rows\": %u, \"kernels_counted\": %u", m->n, n);
     json_num(f, "hit_rate_mae_pp", mae[0], "%.4f");
     json_num(f, "read_hit_rate_mae_pp", mae[1], "%.4f");
+    json_num(f, "dram_read_mae_mb", mae[2], "%.4f");
     fputs(", \"kernels\": [", f);
     for (uint32_t i = 0; i < s->nk; i++) {
         fprintf(f, "%s\n%s  {\"index\": %u, \"name\": ", i ? "," : "", ind, i + 1);

@@ -139,12 +139,17 @@ START_TEST(run_ncu)
     snprintf(cmd, sizeof cmd, "%s run --csv --ncu %s %s", tests_l2sim(), csvp, trace);
     ck_assert_int_eq(tests_sh(cmd, NULL, NULL), 2);
     unlink(trace);
-    /* kernels that only store: no load hit rate to compare */
+    /* kernels that only store: no load hit rate to compare; DRAM reads
+     * measured: their error in MB (the store reads none, 1.5 MB measured) */
+    unlink(csvp);
+    tests_write_temp(csvp, sizeof csvp,
+                     "\"ID\",\"Kernel Name\",\"lts__t_sector_hit_rate.pct\",\"dram__bytes_read.sum\"\n"
+                     "\"\",\"\",\"%\",\"byte\"\n\"0\",\"void wr(float*)\",\"50\",\"1500000\"\n");
     tests_write_temp(trace, sizeof trace, "kernel wr\nW 0x20000 4096\n");
     snprintf(cmd, sizeof cmd, "%s run --ncu %s %s | tail -n 1", tests_l2sim(), csvp, trace);
     ck_assert_int_eq(tests_sh(cmd, &out, NULL), 0);
     ASSERT_CONTAINS(out, "over the 1 kernel that counts");
-    ASSERT_CONTAINS(out, "hit rate 50.00 points, load hit rate - (no loads)");
+    ASSERT_CONTAINS(out, "hit rate 50.00 points, load hit rate - (no loads), DRAM read 1.50 MB");
     free(out);
     unlink(trace);
     unlink(csvp);
