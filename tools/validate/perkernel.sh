@@ -3,9 +3,9 @@
 # by one without disturbing L2 between them, on the GPU machine, from the
 # repository root after tools/validate/build-gpu.sh.  W: reuse
 # (tools/validate/torch_reuse.py, 8 steps, stopped by L2SIM_UPTO), gather,
-# partial and writeback (torch_gather.py, torch_partial.py and
-# torch_writeback.py, the same way) or hotcold (build/hotcold, 6 kernels,
-# `--iters k` runs the first k).
+# partial, writeback and atomic (torch_gather.py, torch_partial.py,
+# torch_writeback.py and torch_atomic.py, the same way) or hotcold
+# (build/hotcold, 6 kernels, `--iters k` runs the first k).
 # CONFIG: the l2sim configuration (default configs/h100.cfg).
 #
 #   capture  OUT/W.l2b.zst (l2trace --merge-lines), OUT/sim-W.csv (l2sim run
@@ -40,6 +40,9 @@ partial)
     upto() { echo "env L2SIM_UPTO=$1 $cmd"; } ;;
 writeback)
     cmd="python3 tools/validate/torch_writeback.py" filt="--kernel FillFunctor|reduce_kernel" n=8
+    upto() { echo "env L2SIM_UPTO=$1 $cmd"; } ;;
+atomic)
+    cmd="python3 tools/validate/torch_atomic.py" filt="--kernel indexFunc" n=4
     upto() { echo "env L2SIM_UPTO=$1 $cmd"; } ;;
 hotcold)
     cmd="$B/hotcold --iters 6" filt="--kernel step<" n=6
