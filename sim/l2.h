@@ -69,8 +69,9 @@
  *    ceil(setaside / (l2_size / ways)), counted over groups of quota_sets
  *    sets and queued, oldest first, over groups of queue_sets (cache.h);
  *    at set-aside 0, setaside_floor_ways in each set.
- *  - DRAM: a missing sector costs the dram_atom granules it overlaps; an
- *    evicted line's dirty sectors are written back (sector_size each).
+ *  - DRAM: a missing sector costs the dram_atom granules it overlaps (a
+ *    sector a store writes in part, partial_write_fill: the sector alone);
+ *    an evicted line's dirty sectors are written back (sector_size each).
  */
 #ifndef L2SIM_L2_H
 #define L2SIM_L2_H
