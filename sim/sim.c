@@ -337,7 +337,9 @@ L2_PATH_FN int sim_access_g(struct l2_sim *s, const struct l2_geom g, const int 
             continue;
         const uint8_t mask = lc->mask[i];
         struct l2_outcome o;
-        const uint8_t part = (uint8_t)((i == 0 ? part0 : 0) | (i == nlines - 1 ? part1 : 0));
+        uint8_t part = 0;
+        if (__builtin_expect(part0 | part1, 0))
+            part = (uint8_t)((i == 0 ? part0 : 0) | (i == nlines - 1 ? part1 : 0));
         l2_path_access(&s->l2, g, op, prio, line, home[i], near[i], set[i], mask, part, &o);
         unsigned merged =
             l2_timing_line(&s->tm, &k->time, &ta, &ts, op, prio, line, home[i], near[i], lc->pe[i], mask, &o);
