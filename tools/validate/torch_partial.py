@@ -1,7 +1,7 @@
 """torch_partial.py - stores that write part of a sector, and what they cost
 in DRAM reads: one fill kernel per step, each on its own fp32 buffer that
 the L2 does not hold (after two reads of 256 MiB that the program never
-wrote), so that DRAM reads beyond the kernel's own loads (none) are fills
+wrote; L2SIM_FLUSH=N makes them N), so that DRAM reads beyond the kernel's own loads (none) are fills
 of the sectors it writes in part:
 
   1  z1[::32] = 1                  4 bytes at the start of every 128-byte
@@ -48,7 +48,9 @@ steps = [
 upto = int(os.environ.get("L2SIM_UPTO", len(steps)))
 for name, t in (("z1", z1), ("z6", z6), ("z7", z7)):
     print("%s 0x%x %d" % (name, t.data_ptr(), t.numel() * 4))
-total = junk.sum() + junk.sum()  # stored data outlasts one read, not two (calibration/h200/README.md)
+# stored data outlasts one read, not two (calibration/h200/README.md);
+# L2SIM_FLUSH=N reads it N times instead
+total = sum(junk.sum() for _ in range(int(os.environ.get("L2SIM_FLUSH", 2))))
 torch.cuda.synchronize()
 torch.cuda.profiler.start()  # the range ncu --replay-mode app-range measures
 for step in steps[:upto]:
