@@ -1,7 +1,8 @@
 /*
  * sweep.cu - plain global accesses: a float4 copy (4 lines per warp
  * instruction), a 4-byte gather with stride 8 and a partial last warp
- * (inactive lanes), and atomics on one sector.
+ * (inactive lanes), atomics on one sector, and 4-byte stores 32 bytes
+ * apart (each sector written in part: an access of its 4 bytes).
  */
 #include "common.h"
 
@@ -17,12 +18,17 @@ __global__ void atomics(int *counter)
     atomicAdd(&counter[threadIdx.x % 8], 1);
 }
 
+__global__ void partial(int *p)
+{
+    p[threadIdx.x * 8] = 1;
+}
+
 int main(int argc, char **argv)
 {
     const int n4 = argc > 1 ? atoi(argv[1]) : 1 << 15; /* float4s: 512 KiB by default (a multiple of 256) */
     float4 *a, *b;
     float *s, *t;
-    int *c;
+    int *c, *q;
     expect_sms();
     CK(cudaMalloc(&a, n4 * sizeof(float4)));
     expect_alloc(a, n4 * sizeof(float4));
@@ -56,6 +62,14 @@ int main(int argc, char **argv)
     expect_kernel("^atomics\\(", 0, dim3(1), dim3(64));
     expect_access('W', A(c), 32);
     expect_access('W', A(c), 32);
+
+    CK(cudaMalloc(&q, 32 * 8 * sizeof(int)));
+    expect_alloc(q, 32 * 8 * sizeof(int));
+    partial<<<1, 32>>>(q);
+    CK(cudaGetLastError());
+    expect_kernel("^partial\\(", 0, dim3(1), dim3(32));
+    for (int i = 0; i < 32; i++) /* 8 lines, each sector written in part */
+        expect_access('W', A(q) + 32 * (unsigned long long)i, 4);
 
     CK(cudaDeviceSynchronize());
     printf("sync\n");
