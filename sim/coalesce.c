@@ -82,7 +82,7 @@ int l2_coalesce_runs(const struct l2_coal_line *t, unsigned n, unsigned flags, s
     for (unsigned i = 0; i < n; i++) {
         uint64_t base = t[i].line * L2_COAL_LINE;
         unsigned bits = t[i].sectors;
-        const unsigned part = flags & L2_COAL_PARTIAL ? partial_sectors(&t[i]) & bits : 0;
+        const unsigned part = flags & L2_COAL_PARTIAL ? partial_sectors(&t[i]) : 0;
         if (bits == 0xfu && !part && (flags & L2_COAL_MERGE_LINES) && k > 0 && out[k - 1].size % L2_COAL_LINE == 0 &&
             out[k - 1].addr % L2_COAL_LINE == 0 && out[k - 1].addr + out[k - 1].size == base &&
             out[k - 1].size + L2_COAL_LINE <= L2_COAL_MAX_MERGE) {

@@ -197,6 +197,8 @@ struct loc {
     struct l2_pending *pe[MAX_LINES]; /* the timing's entries of the sets at home */
     uint8_t mine[MAX_LINES];      /* 1: this lane simulates the line */
     uint8_t mask[MAX_LINES];      /* the sectors of the access in each line */
+    uint8_t part0, part1;         /* with partial_write_fill, a store's sector of the first and of the last
+                                     line that it writes only in part (0: none) */
     int ok;                       /* 1: its size and its SM are valid; 0: sim_access_g checks them */
 };
 
@@ -242,6 +244,14 @@ L2_PATH_FN void locate_g(const struct l2_sim *s, const struct l2_geom g, const i
     }
     lc->mask[0] &= mask0; /* the first and the last line hold part of the access */
     lc->mask[nlines - 1] &= mask1;
+    /* a store's first sector is written in part when it starts inside it,
+     * its last when it ends inside it (the same sector when it is one) */
+    lc->part0 = lc->part1 = 0;
+    if (ev->op == OP_WRITE && l->cfg.partial_write_fill) {
+        const uint64_t smask = ((uint64_t)1 << l->sector_shift) - 1;
+        lc->part0 = ev->addr & smask ? (uint8_t)(mask0 & -mask0) : 0; /* the lowest sector of mask0 */
+        lc->part1 = (ev->addr + ev->size) & smask ? (uint8_t)((mask1 + 1) >> 1) : 0; /* the highest of mask1 */
+    }
     lc->nmine = nmine;
     lc->ok = sm == ev->sm;
 }
@@ -304,18 +314,6 @@ L2_PATH_FN int sim_access_g(struct l2_sim *s, const struct l2_geom g, const int 
         return 0; /* another lane's access */
     struct l2_tsum ts = {0};
     struct line_sums sums = {0}; /* of the access's lines */
-    /* with partial_write_fill, a store's first and last sectors when it
-     * writes only part of their bytes (of the first and the last line) */
-    uint8_t part0 = 0, part1 = 0;
-    if (op == OP_WRITE && s->l2.cfg.partial_write_fill) {
-        const unsigned ss = s->l2.sector_shift;
-        const uint64_t smask = ((uint64_t)1 << ss) - 1, end = ev->addr + ev->size;
-        const uint8_t bit0 = (uint8_t)(1u << ((ev->addr & lmask) >> ss));
-        const uint8_t bit1 = (uint8_t)(1u << (((end - 1) & lmask) >> ss));
-        const int one = ev->addr >> ss == (end - 1) >> ss; /* a single sector */
-        part0 = (ev->addr & smask) || (one && (end & smask)) ? bit0 : 0;
-        part1 = end & smask ? bit1 : 0;
-    }
 
     for (unsigned i = 0; i < nlines; i++) {
         if (!one_lane && !mine[i] && !owner)
@@ -337,9 +335,9 @@ L2_PATH_FN int sim_access_g(struct l2_sim *s, const struct l2_geom g, const int 
             continue;
         const uint8_t mask = lc->mask[i];
         struct l2_outcome o;
-        uint8_t part = 0;
-        if (__builtin_expect(part0 | part1, 0))
-            part = (uint8_t)((i == 0 ? part0 : 0) | (i == nlines - 1 ? part1 : 0));
+        uint8_t part = 0; /* the sectors it writes in part */
+        if (__builtin_expect(lc->part0 | lc->part1, 0))
+            part = (uint8_t)((i == 0 ? lc->part0 : 0) | (i == nlines - 1 ? lc->part1 : 0));
         l2_path_access(&s->l2, g, op, prio, line, home[i], near[i], set[i], mask, part, &o);
         unsigned merged =
             l2_timing_line(&s->tm, &k->time, &ta, &ts, op, prio, line, home[i], near[i], lc->pe[i], mask, &o);

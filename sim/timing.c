@@ -268,6 +268,14 @@ static inline uint32_t in_flight(const struct l2_timing *t, const struct l2_ktim
     return a->at >= pe->at && d < window ? (uint32_t)((lat * (window - d) + window - 1) / window) : 0;
 }
 
+/* The DRAM work of rd bytes read and wr written back: a read of less than
+ * a line is a scattered burst, served at dram_partial_efficiency_pct
+ * (rows G01-G15, Z01-Z12). */
+static inline uint32_t dram_work(const struct l2_timing *t, uint32_t rd, uint32_t wr)
+{
+    return rd * (rd < t->line_bytes ? t->partial_w : L2_DRAM_W) + wr * L2_DRAM_W;
+}
+
 unsigned l2_timing_line(struct l2_timing *t, struct l2_ktime *kt, const struct l2_tacc *a, struct l2_tsum *ts,
                         enum l2_op op, enum l2_prio prio, uint64_t line, unsigned home, unsigned near,
                         struct l2_pending *pe, uint8_t mask, const struct l2_outcome *o)
@@ -296,9 +304,7 @@ unsigned l2_timing_line(struct l2_timing *t, struct l2_ktime *kt, const struct l
          * (added without branches: home is a coin flip per line) */
         const uint32_t fb = cross ? (nfar + nmiss) << ss : 0;
         const uint32_t freq = fb ? t->req : 0; /* the home slice's request */
-        /* a DRAM read of less than a line is a scattered burst, served at
-         * dram_partial_efficiency_pct (rows G01-G15, Z01-Z12) */
-        const uint32_t dw = o->dram_rd * (o->dram_rd < t->line_bytes ? t->partial_w : L2_DRAM_W) + wr * L2_DRAM_W;
+        const uint32_t dw = dram_work(t, o->dram_rd, wr);
         kt->slice[near * t->spp + slot] += bytes + t->req;
         kt->slice[hs] += fb + freq;
         ts->slice += bytes + t->req + fb + freq;
@@ -339,8 +345,8 @@ unsigned l2_timing_line(struct l2_timing *t, struct l2_ktime *kt, const struct l
         ts->slice += bytes + t->req;
         kt->xbar[home] += xb;
         /* the victim's write-back, or a no_allocate store written through;
-         * and the sectors a store written in part reads first (a partial read) */
-        const uint32_t dw = o->dram_rd * t->partial_w + wr * L2_DRAM_W;
+         * and the sectors a store writes in part, read first */
+        const uint32_t dw = dram_work(t, o->dram_rd, wr);
         kt->dram[ch] += dw;
         ts->xbar += xb;
         ts->dram += dw;
