@@ -29,20 +29,15 @@ B=${BUILD:-build}
 CONFIG=${CONFIG:-configs/h100.cfg}
 # upto K: the command that runs the program's first K steps
 case $W in
-reuse)
-    cmd="python3 tools/validate/torch_reuse.py" filt="" n=8
-    upto() { echo "env L2SIM_UPTO=$1 $cmd"; } ;;
-gather)
-    cmd="python3 tools/validate/torch_gather.py" filt="--kernel gather_|index_copy" n=8
-    upto() { echo "env L2SIM_UPTO=$1 $cmd"; } ;;
-partial)
-    cmd="python3 tools/validate/torch_partial.py" filt="--kernel FillFunctor" n=8
-    upto() { echo "env L2SIM_UPTO=$1 $cmd"; } ;;
-writeback)
-    cmd="python3 tools/validate/torch_writeback.py" filt="--kernel FillFunctor|reduce_kernel" n=8
-    upto() { echo "env L2SIM_UPTO=$1 $cmd"; } ;;
-atomic)
-    cmd="python3 tools/validate/torch_atomic.py" filt="--kernel indexFunc" n=4
+reuse | gather | partial | writeback | atomic) # tools/validate/torch_W.py: its steps, one kernel each
+    cmd="python3 tools/validate/torch_$W.py" n=8
+    case $W in # the kernels l2trace keeps (--kernel): the steps'
+    reuse) filt="" ;;
+    gather) filt="--kernel gather_|index_copy" ;;
+    partial) filt="--kernel FillFunctor" ;;
+    writeback) filt="--kernel FillFunctor|reduce_kernel" ;;
+    atomic) filt="--kernel indexFunc" n=4 ;;
+    esac
     upto() { echo "env L2SIM_UPTO=$1 $cmd"; } ;;
 hotcold)
     cmd="$B/hotcold --iters 6" filt="--kernel step<" n=6

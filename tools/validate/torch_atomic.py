@@ -12,9 +12,9 @@ indexFunc), so the model starts from an empty L2.  With L2SIM_UPTO=K the
 program stops the profiler after step K and ends: `ncu --replay-mode
 app-range` then measures steps 1..K together (tools/validate/perkernel.sh
 takes the differences).  Without it, all four steps run."""
-import os
-
 import torch
+
+import kernelsteps
 
 MIB = 1 << 20
 N = 256 << 10
@@ -31,12 +31,6 @@ steps = [
     lambda: h2.index_add_(0, i2, v),
     lambda: h3.index_add_(0, i3, v),
 ]
-upto = int(os.environ.get("L2SIM_UPTO", len(steps)))
 total = junk.sum() + junk.sum()
-torch.cuda.synchronize()
-torch.cuda.profiler.start()  # the range ncu --replay-mode app-range measures
-for step in steps[:upto]:
-    step()
-torch.cuda.synchronize()
-torch.cuda.profiler.stop()
+upto = kernelsteps.run(steps)
 print("steps %d" % upto)

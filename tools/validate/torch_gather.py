@@ -23,10 +23,9 @@ from an empty L2.  With L2SIM_UPTO=K the program stops the profiler after
 step K and ends: `ncu --replay-mode app-range` then measures steps 1..K
 together (tools/validate/perkernel.sh takes the differences).  Without it,
 all eight steps run."""
-import os
-
 import torch
 
+import kernelsteps
 import l2controls
 
 MIB = 1 << 20
@@ -67,15 +66,9 @@ steps = [
     lambda: torch.index_select(e, 0, ir, out=r),
     lambda: w.index_copy_(0, iw, v),
 ]
-upto = int(os.environ.get("L2SIM_UPTO", len(steps)))
 for name, t in (("s", s), ("b", b), ("e", e), ("w", w)):
     print("%s 0x%x %d" % (name, t.data_ptr(), t.numel() * 4))
 l2controls.apply({"hot": (b.data_ptr(), 16 * MIB)})
 total = junk.sum() + junk.sum()  # stored data outlasts one read, not two (calibration/h200/README.md)
-torch.cuda.synchronize()
-torch.cuda.profiler.start()  # the range ncu --replay-mode app-range measures
-for step in steps[:upto]:
-    step()
-torch.cuda.synchronize()
-torch.cuda.profiler.stop()
+upto = kernelsteps.run(steps)
 print("steps %d, %.1f" % (upto, total.item()))

@@ -24,6 +24,8 @@ import os
 
 import torch
 
+import kernelsteps
+
 MIB = 1 << 20
 torch.manual_seed(0)
 
@@ -45,16 +47,10 @@ steps = [
     lambda: z6[::8].fill_(2.0),
     lambda: z7.view(-1, 32)[:, :16].fill_(1.0),
 ]
-upto = int(os.environ.get("L2SIM_UPTO", len(steps)))
 for name, t in (("z1", z1), ("z6", z6), ("z7", z7)):
     print("%s 0x%x %d" % (name, t.data_ptr(), t.numel() * 4))
 # stored data outlasts one read, not two (calibration/h200/README.md);
 # L2SIM_FLUSH=N reads it N times instead
 total = sum(junk.sum() for _ in range(int(os.environ.get("L2SIM_FLUSH", 2))))
-torch.cuda.synchronize()
-torch.cuda.profiler.start()  # the range ncu --replay-mode app-range measures
-for step in steps[:upto]:
-    step()
-torch.cuda.synchronize()
-torch.cuda.profiler.stop()
+upto = kernelsteps.run(steps)
 print("steps %d, %s" % (upto, "finite" if torch.isfinite(total) else "not finite"))

@@ -14,10 +14,9 @@ The set-up writes every input with torch.randn (its kernels have other
 names than the steps').  With L2SIM_UPTO=K the program stops the profiler
 after step K and ends: `ncu --replay-mode app-range` then measures steps
 1..K together (tools/validate/perkernel.sh takes the differences).  Without it, all eight steps run."""
-import os
-
 import torch
 
+import kernelsteps
 import l2controls
 
 MIB = 1 << 20
@@ -44,14 +43,8 @@ steps = [
     lambda: torch.add(x, y, out=z),
     lambda: torch.add(x, y, out=z),
 ]
-upto = int(os.environ.get("L2SIM_UPTO", len(steps)))
 for name, v in (("a", a), ("c", c), ("f", f), ("p", p), ("x", x)):
     print("%s 0x%x %d" % (name, v.data_ptr(), v.numel() * 4))
 l2controls.apply({"x": (x.data_ptr(), x.numel() * 4)})
-torch.cuda.synchronize()
-torch.cuda.profiler.start()  # the range ncu --replay-mode app-range measures
-for s in steps[:upto]:
-    s()
-torch.cuda.synchronize()
-torch.cuda.profiler.stop()
+upto = kernelsteps.run(steps)
 print("steps %d" % upto)

@@ -20,9 +20,9 @@ model starts with them.  With L2SIM_UPTO=K the program stops the
 profiler after step K and ends: `ncu --replay-mode app-range` then
 measures steps 1..K together (tools/validate/perkernel.sh takes the
 differences).  Without it, all eight steps run."""
-import os
-
 import torch
+
+import kernelsteps
 
 MIB = 1 << 20
 torch.manual_seed(0)
@@ -40,12 +40,6 @@ steps = [
     lambda: z4[::8].fill_(1.0),
     lambda: torch.sum(s4, 0, out=o4),
 ]
-upto = int(os.environ.get("L2SIM_UPTO", len(steps)))
 total = junk.sum() + junk.sum()
-torch.cuda.synchronize()
-torch.cuda.profiler.start()  # the range ncu --replay-mode app-range measures
-for step in steps[:upto]:
-    step()
-torch.cuda.synchronize()
-torch.cuda.profiler.stop()
+upto = kernelsteps.run(steps)
 print("steps %d" % upto)
