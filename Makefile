@@ -100,7 +100,7 @@ test: all
 CAL_H100 := calibration/h100/measurements.csv calibration/h100/extra.csv calibration/h100/fidelity.csv \
             calibration/h100/placement.csv
 CAL_H200 := calibration/h200/rows.csv calibration/h200/placement.csv
-CAL_REAL := h100/hotcold h100/mlp h100/reuse h200/reuse h200/gather h200/partial
+CAL_REAL := h100/hotcold h100/mlp h100/reuse h200/reuse h200/gather h200/partial h200/chain
 calibrate: all
 	{ tools/calibrate/calibrate.sh $(BUILD) configs/h100.cfg $(CAL_H100) && echo && \
 	  tools/calibrate/calibrate.sh $(BUILD) configs/h200.cfg $(CAL_H200) && echo && \
@@ -111,7 +111,7 @@ calibrate: all
 	  for r in $(CAL_REAL); do g=$${r%/*}; w=$${r#*/}; \
 	    echo && echo "real program $$w, per kernel (calibration/$$g/real, configs/$$g.cfg):" && \
 	    $(BUILD)/l2sim run --config configs/$$g.cfg --ncu calibration/$$g/real/ncu-$$w.csv \
-	      calibration/$$g/real/$$w.l2b.zst | sed -n '/^measured by Nsight Compute/,$$p' || exit 1; done; \
+	      $$(ls calibration/$$g/real/$$w.l2b.*) | sed -n '/^measured by Nsight Compute/,$$p' || exit 1; done; \
 	} > calibration/report.tmp
 	mv calibration/report.tmp calibration/report.txt
 	cat calibration/report.txt
