@@ -3,8 +3,9 @@
 # by one without disturbing L2 between them, on the GPU machine, from the
 # repository root after tools/validate/build-gpu.sh.  W: reuse
 # (tools/validate/torch_reuse.py, 8 steps, stopped by L2SIM_UPTO), gather,
-# partial, writeback, atomic and chain (torch_gather.py, torch_partial.py,
-# torch_writeback.py, torch_atomic.py and torch_chain.py, the same way) or hotcold
+# partial, writeback, atomic, chain and adam (torch_gather.py,
+# torch_partial.py, torch_writeback.py, torch_atomic.py, torch_chain.py and
+# torch_adam.py, the same way) or hotcold
 # (build/hotcold, 6 kernels, `--iters k` runs the first k).
 # CONFIG: the l2sim configuration (default configs/h100.cfg).
 #
@@ -29,7 +30,7 @@ B=${BUILD:-build}
 CONFIG=${CONFIG:-configs/h100.cfg}
 # upto K: the command that runs the program's first K steps
 case $W in
-reuse | gather | partial | writeback | atomic | chain) # tools/validate/torch_W.py: its steps, one kernel each
+reuse | gather | partial | writeback | atomic | chain | adam) # tools/validate/torch_W.py: its steps, one kernel each
     cmd="python3 tools/validate/torch_$W.py" n=8
     case $W in # the kernels l2trace keeps (--kernel): the steps'
     reuse) filt="" ;;
@@ -38,6 +39,7 @@ reuse | gather | partial | writeback | atomic | chain) # tools/validate/torch_W.
     writeback) filt="--kernel FillFunctor|reduce_kernel" ;;
     atomic) filt="--kernel indexFunc" n=4 ;;
     chain) filt="--kernel MulFunctor|Gelu|layer_norm|SoftMax|softmax_warp|direct_copy|CatArrayBatchedCopy|CUDAFunctor_add" n=10 ;;
+    adam) filt="--kernel FusedAdam" n=7 ;;
     esac
     upto() { echo "env L2SIM_UPTO=$1 $cmd"; } ;;
 hotcold)
