@@ -178,6 +178,7 @@ static inline void counters_add_sums(struct l2_counters *c, enum l2_op op, const
     if (op == OP_READ) {
         c->read_sectors += x->sectors;
         c->read_hits += x->hits;
+        c->read_near += x->near;
     }
     c->line_miss += x->lmiss;
     c->sector_miss += x->sectors - x->hits - x->lmiss;

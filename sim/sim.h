@@ -28,6 +28,7 @@
     X(near_hits, "near_sector_hits")                                        \
     X(read_sectors, "read_sectors")                                         \
     X(read_hits, "read_sector_hits")                                        \
+    X(read_near, "read_near_sector_hits")                                   \
     X(line_miss, "line_miss_sectors")                                       \
     X(sector_miss, "sector_only_miss_sectors")                              \
     X(dram_rd, "dram_read_bytes")                                           \

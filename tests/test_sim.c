@@ -163,6 +163,30 @@ START_TEST(read_sectors_only_loads)
 }
 END_TEST
 
+/* read_near_sector_hits counts the near-partition hits of loads alone, as
+ * Nsight Compute's read lookup hits do (the calibration compares them); a
+ * store that finds its line near counts in near_sector_hits too. */
+START_TEST(read_near_counts_loads)
+{
+    struct tests_run r;
+    const char *const two[] = {"partitions=2", "sm_map=mod", NULL};
+    tests_run_start(&r, SEM_HARDWARE, two);
+    uint64_t line = 0;
+    while (l2_home(&r.sim.l2, line) != 1) /* homed away from SM 0's partition */
+        line++;
+    const unsigned long long a = (unsigned long long)(line << 7);
+    char tr[256];
+    snprintf(tr, sizeof tr, "R 0x%llx 128 sm=0\nR 0x%llx 128 sm=0\nW 0x%llx 128 sm=0\n", a, a, a);
+    tests_run_ok(&r, tr);
+    const struct l2_counters *t = &r.sim.k[0].total;
+    ck_assert_uint_eq(t->read_sectors, 8);
+    ck_assert_uint_eq(t->read_hits, 4);
+    ck_assert_uint_eq(t->read_near, 4); /* the second load, from the copy the first left */
+    ck_assert_uint_eq(t->near_hits, 8); /* ... and the store, which finds the copy */
+    tests_run_end(&r);
+}
+END_TEST
+
 START_TEST(access_spanning_two_lines)
 {
     struct tests_run r;
@@ -629,6 +653,7 @@ Suite *sim_suite(void)
     tcase_add_test(tc, default_kernel);
     tcase_add_test(tc, per_priority_and_tag);
     tcase_add_test(tc, read_sectors_only_loads);
+    tcase_add_test(tc, read_near_counts_loads);
     tcase_add_test(tc, access_spanning_two_lines);
     tcase_add_test(tc, discard_full_lines_only);
     tcase_add_test(tc, tags_defined_midway);

@@ -12,7 +12,9 @@
 # have no time compared) is compared
 # with the row's l2_hit_pct and near_hit_pct (l2_hit_pct is derived from DRAM
 # traffic on both sides: 100 * (1 - DRAM read bytes / (sectors * 32)), so a
-# fill of more than the missing sector counts against it, as on the GPU), and its est_ns with the row's
+# fill of more than the missing sector counts against it, as on the GPU;
+# near_hit_pct is the near-partition hits of loads over their sectors on
+# both sides, read_near_sector_hits / read_sectors), and its est_ns with the row's
 # kernel_ns (relative error).  kernel_ns is gpu__time_duration in the main
 # table; a table whose kernel_ns is the %globaltimer span of the blocks
 # instead (calibration/h100/extra.csv, see its .md) is compared after
@@ -124,15 +126,17 @@ NF == 0 { next } # a blank line (the row list skips it too)
     id = $1; sa = $2; n = NF
     meas = $(n - 2); near = $(n - 1); tmeas = $n == "" ? "" : $n + (span ? span_offset : 0)
     f = tmp "/" id ".csv"
-    nm = 0; sdr = 0; ssc = 0; snh = 0; tsim = ""
+    nm = 0; sdr = 0; ssc = 0; snh = 0; srs = 0; tsim = ""
     while ((getline line < f) > 0) {
         split(line, c, ",")
-        if (c[2] == "measured" && c[sp] == "all") { nm++; sdr += c[dr]; ssc += c[sc]; snh += c[nh]; tsim = c[tc] }
-        if (c[1] == "index") { for (k in c) { if (c[k] == "dram_read_bytes") dr = k; if (c[k] == "scope") sp = k; if (c[k] == "sectors") sc = k; if (c[k] == "near_sector_hits") nh = k; if (c[k] == "est_ns") tc = k } }
+        if (c[2] == "measured" && c[sp] == "all") { nm++; sdr += c[dr]; ssc += c[sc]; snh += c[nh]; srs += c[rs]; tsim = c[tc] }
+        if (c[1] == "index") { for (k in c) { if (c[k] == "dram_read_bytes") dr = k; if (c[k] == "scope") sp = k; if (c[k] == "sectors") sc = k; if (c[k] == "read_near_sector_hits") nh = k; if (c[k] == "read_sectors") rs = k; if (c[k] == "est_ns") tc = k } }
     }
     close(f)
     if (nm == 0) { if (system("test -f " f) == 0) { printf "%-5s no result\n", id; bad++ }; next }
-    sim = 100 * (1 - sdr / (32 * ssc)); nsim = 100 * snh / ssc
+    # the near-partition rate of loads, as the GPU counts it (read lookup
+    # hits over read sectors): the sectors of stores are in neither
+    sim = 100 * (1 - sdr / (32 * ssc)); nsim = srs ? 100 * snh / srs : 0
     e = sim - meas; ne = nsim - near
     nonear = near == "nan" # a kernel that reads nothing has no near-partition hit rate (stores)
     k = family(id, sa, steps_of(n))
