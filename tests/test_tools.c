@@ -311,6 +311,27 @@ START_TEST(calibrate_placement_families)
 }
 END_TEST
 
+/* tools/calibrate: the near-partition rate is that of loads, as the GPU's
+ * read lookup hits over read sectors: a read-modify-write of data not in
+ * the L2 finds none of its loads near, though each store finds the line
+ * its load brought (the rate over all sectors, stores too, is 50). */
+START_TEST(calibrate_near_of_loads)
+{
+    char csv[64], cmd[512];
+    tests_write_temp(csv, sizeof csv,
+                     "id,setaside,steps,measured_sectors,l2_hit_pct,near_hit_pct,kernel_ns\n"
+                     "N1,default,\"H:1:rmw:plain*\",65536,50,0,1000\n");
+    const char *scengen = tests_built("scengen");
+    snprintf(cmd, sizeof cmd, "tools/calibrate/calibrate.sh %.*s configs/h100.cfg %s",
+             (int)(strlen(scengen) - strlen("/scengen")), scengen, csv);
+    char *out;
+    ck_assert_int_eq(tests_sh(cmd, &out, NULL), 0);
+    ASSERT_CONTAINS(out, "\nN1    default      50.00    50.00   +0.00       0.00     0.00   +0.00 ");
+    free(out);
+    unlink(csv);
+}
+END_TEST
+
 /* perkernel.py: kernel k's counters are range k's minus range k-1's (the
  * units row and thousands separators of an ncu export read as such), the
  * rates are those of the differences, the kernels are the last ones of the
@@ -384,6 +405,7 @@ Suite *tools_suite(void)
     tcase_add_test(tc, probe_skips_without_gpu);
     tcase_add_test(tc, sweep_grid);
     tcase_add_test(tc, calibrate_placement_families);
+    tcase_add_test(tc, calibrate_near_of_loads);
     tcase_add_test(tc, perkernel_differences);
     suite_add_tcase(s, tc);
     return s;
