@@ -174,7 +174,7 @@ START_TEST(read_near_counts_loads)
     uint64_t line = 0;
     while (l2_home(&r.sim.l2, line) != 1) /* homed away from SM 0's partition */
         line++;
-    const unsigned long long a = (unsigned long long)(line << 7);
+    const unsigned long long a = (unsigned long long)(line << r.sim.l2.line_shift);
     char tr[256];
     snprintf(tr, sizeof tr, "R 0x%llx 128 sm=0\nR 0x%llx 128 sm=0\nW 0x%llx 128 sm=0\n", a, a, a);
     tests_run_ok(&r, tr);

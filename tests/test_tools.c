@@ -267,6 +267,19 @@ START_TEST(sweep_grid)
 }
 END_TEST
 
+/* The output of tools/calibrate/calibrate.sh over table csv with
+ * configs/h100.cfg (it must succeed), to be freed. */
+static char *calibrate(const char *csv)
+{
+    char cmd[512];
+    const char *scengen = tests_built("scengen"); /* calibrate.sh takes the folder of both */
+    snprintf(cmd, sizeof cmd, "tools/calibrate/calibrate.sh %.*s configs/h100.cfg %s",
+             (int)(strlen(scengen) - strlen("/scengen")), scengen, csv);
+    char *out;
+    ck_assert_int_eq(tests_sh(cmd, &out, NULL), 0);
+    return out;
+}
+
 /* tools/calibrate: rows that differ only in where their buffers lie (A1,
  * A2 and A5: one region read twice, at H, H+8 and B; A3 and A7: two
  * overlapping regions, shifted) form placement families, compared by
@@ -276,7 +289,7 @@ END_TEST
  * A7's half, A8's a quarter.  A blank line in the table is skipped. */
 START_TEST(calibrate_placement_families)
 {
-    char csv[64], cmd[512];
+    char csv[64];
     tests_write_temp(csv, sizeof csv,
                      "id,setaside,steps,measured_sectors,l2_hit_pct,near_hit_pct,kernel_ns\n"
                      "A1,default,\"H:1:ld:plain; H:1:ld:plain*\",32768,10,5,1000\n"
@@ -288,11 +301,7 @@ START_TEST(calibrate_placement_families)
                      "A6,0,\"H:1:ld:plain; H:1:ld:plain*\",32768,100,50,1000\n"
                      "A7,default,\"B+8:2:ld:plain; B+9:2:ld:plain*\",65536,40,20,1000\n"
                      "A8,default,\"H:4:ld:plain; H+3:4:ld:plain*\",131072,25,12,1000\n");
-    const char *scengen = tests_built("scengen"); /* calibrate.sh takes the folder of both */
-    snprintf(cmd, sizeof cmd, "tools/calibrate/calibrate.sh %.*s configs/h100.cfg %s",
-             (int)(strlen(scengen) - strlen("/scengen")), scengen, csv);
-    char *out;
-    ck_assert_int_eq(tests_sh(cmd, &out, NULL), 0);
+    char *out = calibrate(csv);
     ASSERT_CONTAINS(out, "\nA1    A5        3    10.00    30.00    20.00   100.00  +80.00\n");
     ASSERT_CONTAINS(out, "\nA3    A7        2    40.00    50.00    45.00    50.00   +5.00\n");
     ASSERT_CONTAINS(out, "2 placement families, 5 rows: mean absolute error of the family means 42.50 points");
@@ -317,15 +326,11 @@ END_TEST
  * its load brought (the rate over all sectors, stores too, is 50). */
 START_TEST(calibrate_near_of_loads)
 {
-    char csv[64], cmd[512];
+    char csv[64];
     tests_write_temp(csv, sizeof csv,
                      "id,setaside,steps,measured_sectors,l2_hit_pct,near_hit_pct,kernel_ns\n"
                      "N1,default,\"H:1:rmw:plain*\",65536,50,0,1000\n");
-    const char *scengen = tests_built("scengen");
-    snprintf(cmd, sizeof cmd, "tools/calibrate/calibrate.sh %.*s configs/h100.cfg %s",
-             (int)(strlen(scengen) - strlen("/scengen")), scengen, csv);
-    char *out;
-    ck_assert_int_eq(tests_sh(cmd, &out, NULL), 0);
+    char *out = calibrate(csv);
     ASSERT_CONTAINS(out, "\nN1    default      50.00    50.00   +0.00       0.00     0.00   +0.00 ");
     free(out);
     unlink(csv);
