@@ -215,6 +215,10 @@ int l2_config_check(const struct l2_config *c, l2_err *e)
                        (unsigned long long)c->dram_atom);
     if (c->hash_chunk & (c->hash_chunk - 1))
         return l2_fail(e, "hash_chunk = %llu is not a power of two", (unsigned long long)c->hash_chunk);
+    if (c->hash_block && (c->hash_block & (c->hash_block - 1) || c->hash_block < c->line_size ||
+                          c->hash_block > c->hash_chunk))
+        return l2_fail(e, "hash_block = %llu is not 0 or a power of two from line_size to hash_chunk",
+                       (unsigned long long)c->hash_block);
     uint64_t unit = c->line_size * c->ways * c->partitions;
     if (c->l2_size % unit)
         return l2_fail(e, "l2_size = %llu is not a multiple of line_size x ways x partitions = %llu",

@@ -95,6 +95,10 @@ enum l2_smmap { L2_SMMAP_LIST(L2_X_ENUM) L2_NSMMAP };
       "hash_chunk runs); the home partition is home_hash's")                                                \
     X(hash_chunk, CFG_BYTES, 128, 1ULL << 40, 128ULL << 20, NULL,                               \
       "set_hash = stripe: bytes of the runs of consecutive lines (a power of two)")           \
+    X(hash_block, CFG_BYTES, 0, 1ULL << 40, 0, NULL,                                            \
+      "set_hash = stripe: within each aligned block of this many bytes (a power of two from line_size " \
+      "to hash_chunk) the lines are rotated by a hashed amount before they take their sets, so that "  \
+      "lines a power of two apart spread over the sets as contiguous ones do (0: no rotation)")    \
     X(hash_seed, CFG_UINT, 0, UINT32_MAX, 0, NULL, "seed of the set-index and home hashes")     \
     X(home_hash, CFG_ENUM, 0, 0, HOMEHASH_MIX, &homehash_enum,                                 \
       "home partition: mix (a hash of each line) or balanced (lines that lie a multiple of sets "  \

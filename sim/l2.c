@@ -50,6 +50,7 @@ int l2_init(struct l2 *l, const struct l2_config *cfg, l2_err *e)
     l->refresh_cut = pct_cut(cfg->near_refresh_pct);
     unsigned chunk_log2 = l2_log2_ceil(cfg->hash_chunk);
     l->chunk_shift = chunk_log2 > l->line_shift ? chunk_log2 - l->line_shift : 0;
+    l->block_mask = cfg->set_hash == SETHASH_STRIPE && cfg->hash_block ? (cfg->hash_block >> l->line_shift) - 1 : 0;
     l->part = calloc(l->nparts, sizeof *l->part);
     l->sm_part = calloc(cfg->sms, sizeof *l->sm_part);
     if (!l->part || !l->sm_part) {
@@ -156,25 +157,32 @@ void l2_sets(const struct l2 *l, uint64_t first, unsigned n, uint32_t *set)
             set[i] = (uint32_t)(((unsigned __int128)l2_mix64((first + i) ^ l->seed) * l->sets) >> 64);
         return;
     }
-    /* consecutive lines take consecutive sets within a run of
-     * 2^chunk_shift lines from a hashed start */
+    /* consecutive places in the stripes (l2_striped) take consecutive
+     * sets within a run of 2^chunk_shift lines from a hashed start */
     const uint64_t run = ((uint64_t)1 << l->chunk_shift) - 1; /* lines of a run, less one (chunk_shift < 64) */
     uint32_t st = 0;
+    uint64_t at = 0, turn = 0;
     for (unsigned i = 0; i < n; i++) {
-        const uint64_t line = first + i;
-        if (i == 0 || !(line & run)) /* a run starts */
+        uint64_t line = first + i;
+        if (l->block_mask) {
+            if (i == 0 || !(line & l->block_mask)) /* a block starts */
+                turn = l2_block_turn(l, line & ~l->block_mask);
+            line = (line & ~l->block_mask) | ((line + turn) & l->block_mask);
+        }
+        if (i == 0 || !(line & run) || line != at + 1) /* a run starts, or a rotated block wraps */
             st = (uint32_t)((line + l2_mix64((line >> l->chunk_shift) ^ ~l->seed)) % l->sets);
         else if (++st == l->sets)
             st = 0;
+        at = line;
         set[i] = st;
     }
 }
 
 void l2_homes(const struct l2 *l, uint64_t first, unsigned n, unsigned *home)
 {
-    if (l->cfg.home_hash != HOMEHASH_BALANCED) {
+    if (l->cfg.home_hash != HOMEHASH_BALANCED || l->block_mask) {
         for (unsigned i = 0; i < n; i++)
-            home[i] = l2_home_mixed(l, first + i);
+            home[i] = l2_home(l, first + i);
         return;
     }
     /* l2_home, its divisions once: line = base + turn x sets + q, q < sets */

@@ -98,6 +98,7 @@ struct l2 {
     uint32_t sets; /* per partition */
     uint64_t seed;
     unsigned chunk_shift; /* set_hash = stripe: log2(lines per run) */
+    uint64_t block_mask;  /* set_hash = stripe: lines per hash_block, less one (0: no rotation) */
     uint32_t quota;
     uint64_t setaside;
     uint32_t room;            /* ways outside the set-aside (all of them without one; at least 1) */
@@ -172,16 +173,37 @@ static inline int l2_near_refreshes(const struct l2 *l, uint64_t line)
     return l2_line_picked(l, line, 0x6a09e667f3bcc909ULL, l->refresh_cut);
 }
 
+/* The rotation of the lines of the hash_block block that starts at line
+ * `block` (l2_striped). */
+static inline uint64_t l2_block_turn(const struct l2 *l, uint64_t block)
+{
+    return l2_mix64(block ^ l->seed ^ 0x3c6ef372fe94f82bULL) & l->block_mask;
+}
+
+/* The place of `line` in the stripes of set_hash = stripe: with
+ * hash_block, the lines of each aligned block of it rotated by a hash of
+ * the block (measured: binary searches, whose lines lie powers of two
+ * apart, find as few conflicts as hashed sets give and the stripes alone
+ * do not, tools/validate/results/search-h200/).  A block's lines keep
+ * their places in the block as a whole, so contiguous data still takes
+ * every set alike. */
+static inline uint64_t l2_striped(const struct l2 *l, uint64_t line)
+{
+    const uint64_t block = line & ~l->block_mask;
+    return block | ((line + l2_block_turn(l, block)) & l->block_mask);
+}
+
 /* Home partition of a line (home_hash): mix, a hash of the line; balanced,
  * the lines L, L + sets, ..., L + (nparts - 1) x sets (L a multiple of
- * nparts x sets, plus less than sets) take the partitions in turn from a
- * hash of L, so that of the lines of a set (set_hash = stripe: lines sets
- * apart share a set within a run) each partition homes as many, give or
- * take one. */
+ * nparts x sets, plus less than sets, L the line's place in the stripes,
+ * l2_striped) take the partitions in turn from a hash of L, so that of the
+ * lines of a set (set_hash = stripe: lines sets apart share a set within
+ * a run) each partition homes as many, give or take one. */
 static inline unsigned l2_home(const struct l2 *l, uint64_t line)
 {
     if (l->cfg.home_hash != HOMEHASH_BALANCED)
         return l2_home_mixed(l, line);
+    line = l2_striped(l, line);
     const uint64_t span = (uint64_t)l->sets * l->nparts, r = line % span;
     const unsigned turn = (unsigned)(r / l->sets);
     return (l2_home_mixed(l, line - turn * (uint64_t)l->sets) + turn) % l->nparts;

@@ -332,6 +332,72 @@ START_TEST(homes_of_a_run)
 }
 END_TEST
 
+/* hash_block: the lines of each block are rotated before they take their
+ * stripes' sets, so that lines a power of two apart spread over the sets,
+ * while an aligned run of whole blocks still takes every set alike and the
+ * balanced homes still split each set's lines evenly. */
+START_TEST(stripe_rotated_blocks)
+{
+    struct l2_config cfg;
+    l2_err e;
+    l2_config_defaults(&cfg); /* 2 partitions of 12800 sets */
+    ck_assert_msg(l2_config_set(&cfg, "set_hash=stripe", &e) == 0, "%s", e.msg);
+    static const char *const bad[] = {"hash_block=3KiB", "hash_block=64", "hash_block=256MiB"};
+    for (unsigned k = 0; k < 3; k++) {
+        ck_assert_msg(l2_config_set(&cfg, bad[k], &e) == 0, "%s", e.msg);
+        ck_assert_int_eq(l2_config_check(&cfg, &e), -1);
+        ASSERT_CONTAINS(e.msg, "is not 0 or a power of two from line_size to hash_chunk");
+    }
+    ck_assert_msg(l2_config_set(&cfg, "home_hash=balanced", &e) == 0, "%s", e.msg);
+    unsigned spread[2];
+    for (unsigned k = 0; k < 2; k++) {
+        ck_assert_msg(l2_config_set(&cfg, k ? "hash_block=16KiB" : "hash_block=0", &e) == 0, "%s", e.msg);
+        struct l2 l;
+        ck_assert_msg(l2_init(&l, &cfg, &e) == 0, "%s", e.msg);
+        /* 256 lines 1024 lines (128 KiB) apart: the stripes alone put them
+         * in 12800 / 256 = 50 sets at most */
+        unsigned char *hit = calloc(l.sets, 1);
+        spread[k] = 0;
+        for (uint64_t i = 0; i < 256; i++) {
+            unsigned h;
+            uint32_t s;
+            l2_locate(&l, 5 + i * 1024, &h, &s);
+            spread[k] += !hit[s];
+            hit[s] = 1;
+        }
+        /* lines 0..51199 (whole blocks of 128 lines, in the first run):
+         * every set takes 4, 2 homed in each partition; l2_sets and l2_homes
+         * agree with l2_locate line by line, across blocks and wraps */
+        unsigned *count = calloc(l.sets, sizeof *count), *in0 = calloc(l.sets, sizeof *in0);
+        for (uint64_t first = 0; first < 51200; first += 200) {
+            uint32_t set[200];
+            unsigned home[200];
+            l2_sets(&l, first, 200, set);
+            l2_homes(&l, first, 200, home);
+            for (unsigned i = 0; i < 200 && first + i < 51200; i++) {
+                unsigned h;
+                uint32_t s;
+                l2_locate(&l, first + i, &h, &s);
+                ck_assert_uint_eq(set[i], s);
+                ck_assert_uint_eq(home[i], h);
+                count[s]++;
+                in0[s] += h == 0;
+            }
+        }
+        for (uint32_t s = 0; s < l.sets; s++) {
+            ck_assert_uint_eq(count[s], 4);
+            ck_assert_uint_eq(in0[s], 2);
+        }
+        free(hit);
+        free(count);
+        free(in0);
+        l2_free(&l);
+    }
+    ck_assert_uint_le(spread[0], 50);
+    ck_assert_uint_ge(spread[1], 240);
+}
+END_TEST
+
 /* ---- stores ---- */
 
 START_TEST(evict_first_store_is_normal)
@@ -464,6 +530,7 @@ Suite *model_suite(void)
     tcase_add_test(tc, first_share_caps_with_setaside);
     tcase_add_test(tc, stripe_consecutive_sets);
     tcase_add_test(tc, balanced_homes);
+    tcase_add_test(tc, stripe_rotated_blocks);
     tcase_add_test(tc, homes_of_a_run);
     tcase_add_test(tc, evict_first_store_is_normal);
     tcase_add_test(tc, threads_same_report);
