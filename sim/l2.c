@@ -150,6 +150,17 @@ void l2_locate(const struct l2 *l, uint64_t line, unsigned *home, uint32_t *set)
     l2_sets(l, line, 1, set);
 }
 
+/* l2_striped of line i of a run of lines, its block's rotation kept in
+ * *turn from one line to the next. */
+static inline uint64_t place_of(const struct l2 *l, uint64_t line, unsigned i, uint64_t *turn)
+{
+    if (!l->block_mask)
+        return line;
+    if (i == 0 || !(line & l->block_mask)) /* a block starts */
+        *turn = l2_block_turn(l, line & ~l->block_mask);
+    return l2_turned(l, line, *turn);
+}
+
 void l2_sets(const struct l2 *l, uint64_t first, unsigned n, uint32_t *set)
 {
     if (l->cfg.set_hash != SETHASH_STRIPE) {
@@ -163,12 +174,7 @@ void l2_sets(const struct l2 *l, uint64_t first, unsigned n, uint32_t *set)
     uint32_t st = 0;
     uint64_t at = 0, turn = 0;
     for (unsigned i = 0; i < n; i++) {
-        uint64_t line = first + i;
-        if (l->block_mask) {
-            if (i == 0 || !(line & l->block_mask)) /* a block starts */
-                turn = l2_block_turn(l, line & ~l->block_mask);
-            line = (line & ~l->block_mask) | ((line + turn) & l->block_mask);
-        }
+        const uint64_t line = place_of(l, first + i, i, &turn);
         if (i == 0 || !(line & run) || line != at + 1) /* a run starts, or a rotated block wraps */
             st = (uint32_t)((line + l2_mix64((line >> l->chunk_shift) ^ ~l->seed)) % l->sets);
         else if (++st == l->sets)
@@ -180,24 +186,32 @@ void l2_sets(const struct l2 *l, uint64_t first, unsigned n, uint32_t *set)
 
 void l2_homes(const struct l2 *l, uint64_t first, unsigned n, unsigned *home)
 {
-    if (l->cfg.home_hash != HOMEHASH_BALANCED || l->block_mask) {
+    if (l->cfg.home_hash != HOMEHASH_BALANCED) {
         for (unsigned i = 0; i < n; i++)
-            home[i] = l2_home(l, first + i);
+            home[i] = l2_home_mixed(l, first + i);
         return;
     }
-    /* l2_home, its divisions once: line = base + turn x sets + q, q < sets */
-    const uint64_t r = first % ((uint64_t)l->sets * l->nparts);
-    unsigned turn = (unsigned)(r / l->sets);
-    uint64_t q = r % l->sets, base = first - r;
+    /* l2_home, its divisions once per run of consecutive places in the
+     * stripes (place_of): place = base + turn x sets + q, q < sets */
+    const uint64_t span = (uint64_t)l->sets * l->nparts;
+    unsigned turn = 0;
+    uint64_t q = 0, base = 0, at = 0, rot = 0;
     for (unsigned i = 0; i < n; i++) {
-        home[i] = (l2_home_mixed(l, base + q) + turn) % l->nparts;
-        if (++q == l->sets) { /* the next line is the next turn's */
+        const uint64_t p = place_of(l, first + i, i, &rot);
+        if (i == 0 || p != at + 1) { /* a run of places starts (a rotated block wraps) */
+            const uint64_t r = p % span;
+            turn = (unsigned)(r / l->sets);
+            q = r % l->sets;
+            base = p - r;
+        } else if (++q == l->sets) { /* the next place is the next turn's */
             q = 0;
             if (++turn == l->nparts) {
                 turn = 0;
-                base += (uint64_t)l->sets * l->nparts;
+                base += span;
             }
         }
+        at = p;
+        home[i] = (l2_home_mixed(l, base + q) + turn) % l->nparts;
     }
 }
 

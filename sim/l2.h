@@ -180,6 +180,12 @@ static inline uint64_t l2_block_turn(const struct l2 *l, uint64_t block)
     return l2_mix64(block ^ l->seed ^ 0x3c6ef372fe94f82bULL) & l->block_mask;
 }
 
+/* `line` rotated within its hash_block block by `turn`. */
+static inline uint64_t l2_turned(const struct l2 *l, uint64_t line, uint64_t turn)
+{
+    return (line & ~l->block_mask) | ((line + turn) & l->block_mask);
+}
+
 /* The place of `line` in the stripes of set_hash = stripe: with
  * hash_block, the lines of each aligned block of it rotated by a hash of
  * the block (measured: binary searches, whose lines lie powers of two
@@ -189,8 +195,7 @@ static inline uint64_t l2_block_turn(const struct l2 *l, uint64_t block)
  * every set alike. */
 static inline uint64_t l2_striped(const struct l2 *l, uint64_t line)
 {
-    const uint64_t block = line & ~l->block_mask;
-    return block | ((line + l2_block_turn(l, block)) & l->block_mask);
+    return l->block_mask ? l2_turned(l, line, l2_block_turn(l, line & ~l->block_mask)) : line;
 }
 
 /* Home partition of a line (home_hash): mix, a hash of the line; balanced,

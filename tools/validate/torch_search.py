@@ -5,8 +5,9 @@ nothing of the set-up in L2:
 
   1  searchsorted(k, q1)    k 512 MiB of sorted int32 keys (2i), 16 K
                             uniform queries: the top of the tree is read
-                            by every query, its 8 lowest levels each in a
-                            line of their own per query (about 13 MiB)
+                            by every query, its lower levels each in a
+                            line of their own per query (16.35 MiB of
+                            lines in all, counted in the capture)
   2  the same again
   3  x.sum()                x 48 MiB fp32: a stream between
   4  searchsorted(k, q1)    the first queries once more: what is left of
@@ -17,7 +18,7 @@ nothing of the set-up in L2:
                             end in neighbouring lines
 
 Every step writes its result (int32, 64 KiB) whole.  The steps are sized so
-that their capture stays small (about 2.5 M records); l2trace captures
+that their capture stays small (1.48 M records); l2trace captures
 only them (perkernel.sh: --kernel 'searchsorted|reduce_kernel'; the
 set-up's reads are dot products, which it leaves out), so the model starts
 from an empty L2.  With L2SIM_UPTO=K the program stops the profiler after
