@@ -161,6 +161,39 @@ static inline uint64_t place_of(const struct l2 *l, uint64_t line, unsigned i, u
     return l2_turned(l, line, *turn);
 }
 
+/* Whether place p of `line` (place_of) does not follow the place of the
+ * line before: a block starts, or its rotated places wrap. */
+static inline int place_jumps(const struct l2 *l, uint64_t line, uint64_t p)
+{
+    return l->block_mask && (!(line & l->block_mask) || !(p & l->block_mask));
+}
+
+/* The set of place p (place_of) that starts a run of consecutive sets. */
+static inline uint32_t stripe_set(const struct l2 *l, uint64_t p)
+{
+    return (uint32_t)((p + l2_mix64((p >> l->chunk_shift) ^ ~l->seed)) % l->sets);
+}
+
+/* l2_sets of set_hash = stripe: consecutive places in the stripes
+ * (place_of) take consecutive sets within a run of 2^chunk_shift lines
+ * from a hashed start.  Not inlined, and l2_sets keeps its own loop over
+ * the lines without hash_block: the access path's locating stays as
+ * small as before (tools/bench/count.sh, marginal instructions per line
+ * operation of the bench and embed prefixes: 725 and 1,271; 726 and 1,273
+ * without hash_block; 731 and 1,283 with one loop for both, inlined). */
+static __attribute__((noinline)) void sets_rotated(const struct l2 *l, uint64_t first, unsigned n, uint32_t *set)
+{
+    const uint64_t run = ((uint64_t)1 << l->chunk_shift) - 1;
+    uint32_t st = 0;
+    uint64_t turn = 0;
+    for (unsigned i = 0; i < n; i++) {
+        const uint64_t p = place_of(l, first + i, i, &turn);
+        /* a run starts, or a block, or its rotated places wrap */
+        st = i == 0 || !(p & run) || place_jumps(l, first + i, p) ? stripe_set(l, p) : st + 1 == l->sets ? 0 : st + 1;
+        set[i] = st;
+    }
+}
+
 void l2_sets(const struct l2 *l, uint64_t first, unsigned n, uint32_t *set)
 {
     if (l->cfg.set_hash != SETHASH_STRIPE) {
@@ -168,18 +201,15 @@ void l2_sets(const struct l2 *l, uint64_t first, unsigned n, uint32_t *set)
             set[i] = (uint32_t)(((unsigned __int128)l2_mix64((first + i) ^ l->seed) * l->sets) >> 64);
         return;
     }
-    /* consecutive places in the stripes (l2_striped) take consecutive
-     * sets within a run of 2^chunk_shift lines from a hashed start */
+    if (l->block_mask) {
+        sets_rotated(l, first, n, set);
+        return;
+    }
+    /* the places are the lines */
     const uint64_t run = ((uint64_t)1 << l->chunk_shift) - 1; /* lines of a run, less one (chunk_shift < 64) */
     uint32_t st = 0;
-    uint64_t at = 0, turn = 0;
     for (unsigned i = 0; i < n; i++) {
-        const uint64_t line = place_of(l, first + i, i, &turn);
-        if (i == 0 || !(line & run) || line != at + 1) /* a run starts, or a rotated block wraps */
-            st = (uint32_t)((line + l2_mix64((line >> l->chunk_shift) ^ ~l->seed)) % l->sets);
-        else if (++st == l->sets)
-            st = 0;
-        at = line;
+        st = i == 0 || !((first + i) & run) ? stripe_set(l, first + i) : st + 1 == l->sets ? 0 : st + 1;
         set[i] = st;
     }
 }
@@ -195,10 +225,10 @@ void l2_homes(const struct l2 *l, uint64_t first, unsigned n, unsigned *home)
      * stripes (place_of): place = base + turn x sets + q, q < sets */
     const uint64_t span = (uint64_t)l->sets * l->nparts;
     unsigned turn = 0;
-    uint64_t q = 0, base = 0, at = 0, rot = 0;
+    uint64_t q = 0, base = 0, rot = 0;
     for (unsigned i = 0; i < n; i++) {
         const uint64_t p = place_of(l, first + i, i, &rot);
-        if (i == 0 || p != at + 1) { /* a run of places starts (a rotated block wraps) */
+        if (i == 0 || place_jumps(l, first + i, p)) { /* a run of places starts */
             const uint64_t r = p % span;
             turn = (unsigned)(r / l->sets);
             q = r % l->sets;
@@ -210,7 +240,6 @@ void l2_homes(const struct l2 *l, uint64_t first, unsigned n, unsigned *home)
                 base += span;
             }
         }
-        at = p;
         home[i] = (l2_home_mixed(l, base + q) + turn) % l->nparts;
     }
 }
