@@ -174,26 +174,6 @@ static inline uint32_t stripe_set(const struct l2 *l, uint64_t p)
     return (uint32_t)((p + l2_mix64((p >> l->chunk_shift) ^ ~l->seed)) % l->sets);
 }
 
-/* l2_sets of set_hash = stripe: consecutive places in the stripes
- * (place_of) take consecutive sets within a run of 2^chunk_shift lines
- * from a hashed start.  Not inlined, and l2_sets keeps its own loop over
- * the lines without hash_block: the access path's locating stays as
- * small as before (tools/bench/count.sh, marginal instructions per line
- * operation of the bench and embed prefixes: 725 and 1,271; 726 and 1,273
- * without hash_block; 731 and 1,283 with one loop for both, inlined). */
-static __attribute__((noinline)) void sets_rotated(const struct l2 *l, uint64_t first, unsigned n, uint32_t *set)
-{
-    const uint64_t run = ((uint64_t)1 << l->chunk_shift) - 1;
-    uint32_t st = 0;
-    uint64_t turn = 0;
-    for (unsigned i = 0; i < n; i++) {
-        const uint64_t p = place_of(l, first + i, i, &turn);
-        /* a run starts, or a block, or its rotated places wrap */
-        st = i == 0 || !(p & run) || place_jumps(l, first + i, p) ? stripe_set(l, p) : st + 1 == l->sets ? 0 : st + 1;
-        set[i] = st;
-    }
-}
-
 void l2_sets(const struct l2 *l, uint64_t first, unsigned n, uint32_t *set)
 {
     if (l->cfg.set_hash != SETHASH_STRIPE) {
@@ -201,16 +181,27 @@ void l2_sets(const struct l2 *l, uint64_t first, unsigned n, uint32_t *set)
             set[i] = (uint32_t)(((unsigned __int128)l2_mix64((first + i) ^ l->seed) * l->sets) >> 64);
         return;
     }
-    if (l->block_mask) {
-        sets_rotated(l, first, n, set);
-        return;
-    }
-    /* the places are the lines */
-    const uint64_t run = ((uint64_t)1 << l->chunk_shift) - 1; /* lines of a run, less one (chunk_shift < 64) */
-    uint32_t st = 0;
-    for (unsigned i = 0; i < n; i++) {
-        st = i == 0 || !((first + i) & run) ? stripe_set(l, first + i) : st + 1 == l->sets ? 0 : st + 1;
-        set[i] = st;
+    /* set_hash = stripe: consecutive places in the stripes (l2_striped)
+     * take consecutive sets within a run of 2^chunk_shift lines from a
+     * hashed start.  The lines after the first keep consecutive places
+     * until a block starts or its rotated places wrap (hash_block; blocks
+     * lie within runs), or else a run starts: the rest start again there.
+     * An access is a few lines, mostly within one block: one hash for the
+     * block and one for the run. */
+    while (n) {
+        const uint64_t p = l2_striped(l, first);
+        const uint64_t m = l->block_mask ? l->block_mask : ((uint64_t)1 << l->chunk_shift) - 1;
+        const uint64_t left = m - ((first & m) > (p & m) ? first & m : p & m); /* consecutive places after p */
+        const unsigned k = left < n - 1 ? (unsigned)left + 1 : n;
+        uint32_t st = stripe_set(l, p);
+        set[0] = st;
+        for (unsigned i = 1; i < k; i++) {
+            st = st + 1 == l->sets ? 0 : st + 1;
+            set[i] = st;
+        }
+        first += k;
+        set += k;
+        n -= k;
     }
 }
 
