@@ -3,9 +3,10 @@
 # by one without disturbing L2 between them, on the GPU machine, from the
 # repository root after tools/validate/build-gpu.sh.  W: reuse
 # (tools/validate/torch_reuse.py, 8 steps, stopped by L2SIM_UPTO), gather,
-# partial, writeback, atomic, chain, adam and search (torch_gather.py,
-# torch_partial.py, torch_writeback.py, torch_atomic.py, torch_chain.py,
-# torch_adam.py and torch_search.py, the same way) or hotcold
+# partial, writeback, atomic, chain, adam, search and stride
+# (torch_gather.py, torch_partial.py, torch_writeback.py, torch_atomic.py,
+# torch_chain.py, torch_adam.py, torch_search.py and torch_stride.py, the
+# same way) or hotcold
 # (build/hotcold, 6 kernels, `--iters k` runs the first k).
 # CONFIG: the l2sim configuration (default configs/h100.cfg).
 #
@@ -30,7 +31,7 @@ B=${BUILD:-build}
 CONFIG=${CONFIG:-configs/h100.cfg}
 # upto K: the command that runs the program's first K steps
 case $W in
-reuse | gather | partial | writeback | atomic | chain | adam | search) # tools/validate/torch_W.py: its steps, one kernel each
+reuse | gather | partial | writeback | atomic | chain | adam | search | stride) # tools/validate/torch_W.py: its steps, one kernel each
     cmd="python3 tools/validate/torch_$W.py" n=8
     case $W in # the kernels l2trace keeps (--kernel): the steps'
     reuse) filt="" ;;
@@ -41,6 +42,7 @@ reuse | gather | partial | writeback | atomic | chain | adam | search) # tools/v
     chain) filt="--kernel MulFunctor|Gelu|layer_norm|SoftMax|softmax_warp|direct_copy|CatArrayBatchedCopy|CUDAFunctor_add" n=10 ;;
     adam) filt="--kernel FusedAdam" n=7 ;;
     search) filt="--kernel searchsorted|reduce_kernel" n=6 ;;
+    stride) filt="--kernel direct_copy|reduce_kernel" ;;
     esac
     upto() { echo "env L2SIM_UPTO=$1 $cmd"; } ;;
 hotcold)
