@@ -398,6 +398,45 @@ START_TEST(stripe_rotated_blocks)
 }
 END_TEST
 
+/* l2_sets of a run of lines takes each line's set from the one before
+ * while their places follow each other: across the end of a block, of a
+ * block's rotated places and of a stripe run (1 MiB here, 8192 lines) it
+ * starts again, and agrees with each line's own (l2_locate, one line). */
+START_TEST(stripe_sets_runs)
+{
+    static const char *const block[] = {"hash_block=0", "hash_block=16KiB", "hash_block=1MiB"};
+    for (unsigned k = 0; k < 3; k++) {
+        struct l2_config cfg;
+        l2_err e;
+        l2_config_defaults(&cfg);
+        ck_assert_msg(l2_config_set(&cfg, "set_hash=stripe", &e) == 0, "%s", e.msg);
+        ck_assert_msg(l2_config_set(&cfg, "hash_chunk=1MiB", &e) == 0, "%s", e.msg);
+        ck_assert_msg(l2_config_set(&cfg, block[k], &e) == 0, "%s", e.msg);
+        struct l2 l;
+        ck_assert_msg(l2_init(&l, &cfg, &e) == 0, "%s", e.msg);
+        unsigned starts = 0;
+        for (uint64_t first = 3 * 8192 - 300; first < 3 * 8192 + 40; first++) {
+            uint32_t set[33];
+            l2_sets(&l, first, 33, set);
+            for (unsigned i = 0; i < 33; i++) {
+                unsigned h;
+                uint32_t s;
+                l2_locate(&l, first + i, &h, &s);
+                ck_assert_uint_eq(set[i], s);
+                /* a set that does not follow the one before: a new start */
+                starts += i && set[i] != (set[i - 1] + 1) % l.sets;
+            }
+        }
+        /* the run's end starts again; with blocks smaller than the run, so
+         * do their starts and their rotated places' wraps */
+        ck_assert_uint_ge(starts, 32); /* the 32 windows across the run's end */
+        if (k == 1)                    /* and those across 3 block starts and their wraps */
+            ck_assert_uint_ge(starts, 4 * 32);
+        l2_free(&l);
+    }
+}
+END_TEST
+
 /* ---- stores ---- */
 
 START_TEST(evict_first_store_is_normal)
@@ -531,6 +570,7 @@ Suite *model_suite(void)
     tcase_add_test(tc, stripe_consecutive_sets);
     tcase_add_test(tc, balanced_homes);
     tcase_add_test(tc, stripe_rotated_blocks);
+    tcase_add_test(tc, stripe_sets_runs);
     tcase_add_test(tc, homes_of_a_run);
     tcase_add_test(tc, evict_first_store_is_normal);
     tcase_add_test(tc, threads_same_report);
