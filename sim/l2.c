@@ -150,25 +150,19 @@ void l2_locate(const struct l2 *l, uint64_t line, unsigned *home, uint32_t *set)
     l2_sets(l, line, 1, set);
 }
 
-/* l2_striped of line i of a run of lines, its block's rotation kept in
- * *turn from one line to the next. */
-static inline uint64_t place_of(const struct l2 *l, uint64_t line, unsigned i, uint64_t *turn)
+/* How many of the n lines from line `first` (n > 0), whose place in the
+ * stripes is p (l2_striped), have consecutive places: until a block
+ * starts or its rotated places wrap (hash_block; blocks lie within stripe
+ * runs), or else a stripe run starts.  An access is a few lines, mostly
+ * within one block: one hash for the block. */
+static inline unsigned place_run(const struct l2 *l, uint64_t first, uint64_t p, unsigned n)
 {
-    if (!l->block_mask)
-        return line;
-    if (i == 0 || !(line & l->block_mask)) /* a block starts */
-        *turn = l2_block_turn(l, line & ~l->block_mask);
-    return l2_turned(l, line, *turn);
+    const uint64_t m = l->block_mask ? l->block_mask : ((uint64_t)1 << l->chunk_shift) - 1;
+    const uint64_t left = m - ((first & m) > (p & m) ? first & m : p & m); /* consecutive places after p */
+    return left < n - 1 ? (unsigned)left + 1 : n;
 }
 
-/* Whether place p of `line` (place_of) does not follow the place of the
- * line before: a block starts, or its rotated places wrap. */
-static inline int place_jumps(const struct l2 *l, uint64_t line, uint64_t p)
-{
-    return l->block_mask && (!(line & l->block_mask) || !(p & l->block_mask));
-}
-
-/* The set of place p (place_of) that starts a run of consecutive sets. */
+/* The set of place p (l2_striped) that starts a run of consecutive sets. */
 static inline uint32_t stripe_set(const struct l2 *l, uint64_t p)
 {
     return (uint32_t)((p + l2_mix64((p >> l->chunk_shift) ^ ~l->seed)) % l->sets);
@@ -181,18 +175,11 @@ void l2_sets(const struct l2 *l, uint64_t first, unsigned n, uint32_t *set)
             set[i] = (uint32_t)(((unsigned __int128)l2_mix64((first + i) ^ l->seed) * l->sets) >> 64);
         return;
     }
-    /* set_hash = stripe: consecutive places in the stripes (l2_striped)
-     * take consecutive sets within a run of 2^chunk_shift lines from a
-     * hashed start.  The lines after the first keep consecutive places
-     * until a block starts or its rotated places wrap (hash_block; blocks
-     * lie within runs), or else a run starts: the rest start again there.
-     * An access is a few lines, mostly within one block: one hash for the
-     * block and one for the run. */
+    /* set_hash = stripe: consecutive places take consecutive sets within a
+     * stripe run of 2^chunk_shift lines from a hashed start */
     while (n) {
         const uint64_t p = l2_striped(l, first);
-        const uint64_t m = l->block_mask ? l->block_mask : ((uint64_t)1 << l->chunk_shift) - 1;
-        const uint64_t left = m - ((first & m) > (p & m) ? first & m : p & m); /* consecutive places after p */
-        const unsigned k = left < n - 1 ? (unsigned)left + 1 : n;
+        const unsigned k = place_run(l, first, p, n);
         uint32_t st = stripe_set(l, p);
         set[0] = st;
         for (unsigned i = 1; i < k; i++) {
@@ -212,26 +199,28 @@ void l2_homes(const struct l2 *l, uint64_t first, unsigned n, unsigned *home)
             home[i] = l2_home_mixed(l, first + i);
         return;
     }
-    /* l2_home, its divisions once per run of consecutive places in the
-     * stripes (place_of): place = base + turn x sets + q, q < sets */
+    /* l2_home, its divisions once per run of consecutive places
+     * (place_run): place = base + turn x sets + q, q < sets */
     const uint64_t span = (uint64_t)l->sets * l->nparts;
-    unsigned turn = 0;
-    uint64_t q = 0, base = 0, rot = 0;
-    for (unsigned i = 0; i < n; i++) {
-        const uint64_t p = place_of(l, first + i, i, &rot);
-        if (i == 0 || place_jumps(l, first + i, p)) { /* a run of places starts */
-            const uint64_t r = p % span;
-            turn = (unsigned)(r / l->sets);
-            q = r % l->sets;
-            base = p - r;
-        } else if (++q == l->sets) { /* the next place is the next turn's */
-            q = 0;
-            if (++turn == l->nparts) {
-                turn = 0;
-                base += span;
+    while (n) {
+        const uint64_t p = l2_striped(l, first);
+        const unsigned k = place_run(l, first, p, n);
+        const uint64_t r = p % span;
+        unsigned turn = (unsigned)(r / l->sets);
+        uint64_t q = r % l->sets, base = p - r;
+        for (unsigned i = 0; i < k; i++) {
+            home[i] = (l2_home_mixed(l, base + q) + turn) % l->nparts;
+            if (++q == l->sets) { /* the next place is the next turn's */
+                q = 0;
+                if (++turn == l->nparts) {
+                    turn = 0;
+                    base += span;
+                }
             }
         }
-        home[i] = (l2_home_mixed(l, base + q) + turn) % l->nparts;
+        first += k;
+        home += k;
+        n -= k;
     }
 }
 

@@ -398,10 +398,11 @@ START_TEST(stripe_rotated_blocks)
 }
 END_TEST
 
-/* l2_sets of a run of lines takes each line's set from the one before
- * while their places follow each other: across the end of a block, of a
- * block's rotated places and of a stripe run (1 MiB here, 8192 lines) it
- * starts again, and agrees with each line's own (l2_locate, one line). */
+/* l2_sets and l2_homes of a run of lines take each line's set and home
+ * from the one before while their places follow each other: across the
+ * end of a block, of a block's rotated places and of a stripe run (1 MiB
+ * here, 8192 lines) they start again, and agree with each line's own
+ * (l2_locate, one line; balanced homes). */
 START_TEST(stripe_sets_runs)
 {
     static const char *const block[] = {"hash_block=0", "hash_block=16KiB", "hash_block=1MiB"};
@@ -411,18 +412,22 @@ START_TEST(stripe_sets_runs)
         l2_config_defaults(&cfg);
         ck_assert_msg(l2_config_set(&cfg, "set_hash=stripe", &e) == 0, "%s", e.msg);
         ck_assert_msg(l2_config_set(&cfg, "hash_chunk=1MiB", &e) == 0, "%s", e.msg);
+        ck_assert_msg(l2_config_set(&cfg, "home_hash=balanced", &e) == 0, "%s", e.msg);
         ck_assert_msg(l2_config_set(&cfg, block[k], &e) == 0, "%s", e.msg);
         struct l2 l;
         ck_assert_msg(l2_init(&l, &cfg, &e) == 0, "%s", e.msg);
         unsigned starts = 0;
         for (uint64_t first = 3 * 8192 - 300; first < 3 * 8192 + 40; first++) {
             uint32_t set[33];
+            unsigned home[33];
             l2_sets(&l, first, 33, set);
+            l2_homes(&l, first, 33, home);
             for (unsigned i = 0; i < 33; i++) {
                 unsigned h;
                 uint32_t s;
                 l2_locate(&l, first + i, &h, &s);
                 ck_assert_uint_eq(set[i], s);
+                ck_assert_uint_eq(home[i], h);
                 /* a set that does not follow the one before: a new start */
                 starts += i && set[i] != (set[i - 1] + 1) % l.sets;
             }
