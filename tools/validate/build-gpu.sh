@@ -1,5 +1,5 @@
 #!/bin/sh
-# build-gpu.sh - builds l2sim, l2trace and hotcold on the GPU machine, which
+# build-gpu.sh - builds l2sim, l2trace, hotcold and spmm on the GPU machine, which
 # lacks uthash-dev, zlib1g-dev, libzstd-dev and maybe liblzma-dev and has no network: their
 # .deb files, carried in .debs/, are unpacked into /tmp/deps.  Source it
 # (". tools/validate/build-gpu.sh") so that the library path stays set.
@@ -13,3 +13,4 @@ fi
 mkdir -p build && touch build/.deps
 make -j16 OPT='-O3 -g' AR=ar all l2trace 2>&1 | grep -v '^cc \|^    \|^/usr/local/cuda/bin/nvcc' | tail -5
 nvcc -std=c++17 -O2 -arch=sm_90 -o build/hotcold tools/validate/hotcold.cu
+nvcc -std=c++17 -O2 -arch=sm_90 -o build/spmm tools/validate/spmm.cu

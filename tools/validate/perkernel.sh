@@ -6,8 +6,9 @@
 # partial, writeback, atomic, chain, adam, search and stride
 # (torch_gather.py, torch_partial.py, torch_writeback.py, torch_atomic.py,
 # torch_chain.py, torch_adam.py, torch_search.py and torch_stride.py, the
-# same way) or hotcold
-# (build/hotcold, 6 kernels, `--iters k` runs the first k).
+# same way), hotcold (build/hotcold, 6 kernels, `--iters k` runs the first
+# k) or spmm (build/spmm, 4 kernels, the same way; SPMM_OPTS, options
+# for every run of it, say --x persisting).
 # CONFIG: the l2sim configuration (default configs/h100.cfg).
 #
 #   capture  OUT/W.l2b.zst (l2trace --merge-lines), OUT/sim-W.csv (l2sim run
@@ -48,6 +49,9 @@ reuse | gather | partial | writeback | atomic | chain | adam | search | stride) 
 hotcold)
     cmd="$B/hotcold --iters 6" filt="--kernel step<" n=6
     upto() { echo "$B/hotcold --iters $1"; } ;;
+spmm)
+    cmd="$B/spmm --iters 4 ${SPMM_OPTS:-}" filt="--kernel aggregate" n=4
+    upto() { echo "$B/spmm --iters $1 ${SPMM_OPTS:-}"; } ;;
 *) echo "perkernel.sh: unknown workload $W" >&2; exit 2 ;;
 esac
 mkdir -p "$O"
