@@ -9,16 +9,18 @@
 #
 #   predict  OUT/predict.txt: per variant, the DRAM bytes read and the
 #            estimated time of the four kernels (TRACE, default
-#            tools/validate/results/spmm-h200/spmm.l2b.zst; CONFIG, default
+#            calibration/h200/real/spmm.l2b.xz; CONFIG, default
 #            configs/h200.cfg)
 #   measure  OUT/range-V.csv per variant, and three unprofiled runs' kernel
 #            time of each (OUT/log.txt)
+#   compare  OUT/compare.txt: OUT/predict.txt beside the measured DRAM
+#            bytes (OUT/range-V.csv) and the median of the three times
 # shellcheck disable=SC2012
 set -u
-MODE=${1:?usage: spmm_apply.sh predict|measure OUT}
-O=${2:?usage: spmm_apply.sh predict|measure OUT}
+MODE=${1:?usage: spmm_apply.sh predict|measure|compare OUT}
+O=${2:?usage: spmm_apply.sh predict|measure|compare OUT}
 B=${BUILD:-build}
-TRACE=${TRACE:-tools/validate/results/spmm-h200/spmm.l2b.zst}
+TRACE=${TRACE:-calibration/h200/real/spmm.l2b.xz}
 CONFIG=${CONFIG:-configs/h200.cfg}
 X=0x7f318a000000
 # name | the program's options | the policy lines (";" between lines)
@@ -32,13 +34,14 @@ window-8mib|--window 1.0 --window-mib 8 --setaside 11796480|setaside 11796480;wi
 mkdir -p "$O"
 case $MODE in
 predict)
-    printf '%-14s %14s %12s\n' variant dram-read-B est-ns >"$O/predict.txt"
+    printf '%-14s %14s %14s %12s\n' variant dram-read-B dram-write-B est-ns >"$O/predict.txt"
     echo "$VARIANTS" | while IFS='|' read -r name _ pol; do
         echo "$pol" | tr ';' '\n' >"$O/$name.policy"
-        "$B/l2sim" run --config "$CONFIG" --policy "$O/$name.policy" --csv "$TRACE" |
-            awk -F, -v n="$name" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-                $c["scope"] == "all" && $c["index"] == 0 { printf "%-14s %14d %12.1f\n", n, $c["dram_read_bytes"], $c["est_ns"] }' >>"$O/predict.txt"
-        rm -f "$O/$name.policy"
+        "$B/l2sim" run --config "$CONFIG" --policy "$O/$name.policy" --csv "$TRACE" >"$O/$name.csv" || exit 1
+        awk -F, -v n="$name" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+            $c["scope"] == "all" && $c["index"] == 0 { printf "%-14s %14d %14d %12.1f\n", n, $c["dram_read_bytes"], $c["dram_write_bytes"], $c["est_ns"] }' \
+            "$O/$name.csv" >>"$O/predict.txt"
+        rm -f "$O/$name.policy" "$O/$name.csv"
     done
     ;;
 measure)
@@ -54,5 +57,28 @@ measure)
         for _ in 1 2 3; do echo "time $name $("$B/spmm" $opts </dev/null | awk '/^kernels/ { print $4 }') ms"; done
     done
     ;;
-*) echo "spmm_apply.sh: mode predict or measure" >&2; exit 2 ;;
+compare)
+    python3 - "$O" >"$O/compare.txt" <<'PY'
+import csv, statistics, sys
+o = sys.argv[1]
+pred = {l.split()[0]: l.split()[1:] for l in open(o + "/predict.txt").readlines()[1:]}
+times = {}
+for l in open(o + "/log.txt"):
+    if l.startswith("time "):
+        times.setdefault(l.split()[1], []).append(float(l.split()[2]))
+base = None
+print("%-13s %10s %10s %8s %8s %10s %10s %9s %9s" % ("variant", "rd pred", "rd meas", "pred %", "meas %",
+                                                    "wr pred", "wr meas", "est us", "meas us"))
+for name in pred:
+    rows = list(csv.reader(l for l in open("%s/range-%s.csv" % (o, name), errors="replace") if l.startswith('"')))
+    v = dict(zip(rows[0], rows[2]))
+    rd, wr = (float(v["dram__bytes_%s.sum" % k].replace(",", "")) / 1e6 for k in ("read", "write"))
+    prd, pwr, est = int(pred[name][0]) / 1e6, int(pred[name][1]) / 1e6, float(pred[name][2]) / 1e3
+    base = base or (prd, rd)
+    print("%-13s %10.2f %10.2f %+7.1f%% %+7.1f%% %10.2f %10.2f %9.1f %9.1f" % (
+        name, prd, rd, 100 * (prd / base[0] - 1), 100 * (rd / base[1] - 1), pwr, wr, est,
+        1e3 * statistics.median(times[name])))
+PY
+    ;;
+*) echo "spmm_apply.sh: mode predict, measure or compare" >&2; exit 2 ;;
 esac
