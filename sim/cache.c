@@ -55,6 +55,19 @@ void l2_cache_clear(struct l2_cache *c)
     init_ranks(c);
 }
 
+void l2_cache_fill_stale(struct l2_cache *c)
+{
+    const struct l2_geom g = c->g;
+    for (uint32_t s = 0; s < c->sets; s++) {
+        unsigned char *b = l2_set_base_g(c, g, s);
+        for (uint32_t w = 0; w < g.ways; w++) {
+            ((uint32_t *)(void *)b)[w] = w;
+            ((uint32_t *)(void *)(b + g.off_hi))[w] = L2_TAG_STALE_HI;
+        }
+        l2_blk_meta(g, b)->occ = g.all; /* the ranks stay init_ranks': below every later use */
+    }
+}
+
 void l2_cache_demote_all(struct l2_cache *c)
 {
     for (uint32_t s = 0; s < c->sets; s++)

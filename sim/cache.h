@@ -83,6 +83,7 @@
 enum l2_class { CLS_FIRST, CLS_NORMAL, CLS_LAST, L2_NCLASS };
 
 #define L2_TAG_NONE UINT64_MAX
+#define L2_TAG_STALE_HI UINT32_C(0x7ffffff) /* the high tag word of a stale line (l2_cache_fill_stale) */
 #define L2_WAY_BITS 5 /* ways <= 32 */
 /* Flags in a way's high tag word, which no tag uses (lines are below 2^59:
  * line_size >= 32); l2_blk_find and l2_blk_tag mask them.  The top bit:
@@ -174,6 +175,11 @@ int l2_cache_init(struct l2_cache *c, uint32_t sets, uint32_t ways, l2_err *e);
 void l2_cache_free(struct l2_cache *c);
 /* Empties every way. */
 void l2_cache_clear(struct l2_cache *c);
+/* Fills every way of an empty cache with a stale line: clean, no sector
+ * valid, NORMAL, older than any line installed after it, and a tag no
+ * access can ask for (L2_TAG_STALE_HI in its high word; with line_size 32
+ * the last 2^37 bytes of the address space excepted). */
+void l2_cache_fill_stale(struct l2_cache *c);
 /* Demotes every LAST line to NORMAL (cudaCtxResetPersistingL2Cache). */
 void l2_cache_demote_all(struct l2_cache *c);
 /* Counts the quota over quota groups of 2^cshift consecutive sets and

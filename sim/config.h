@@ -120,6 +120,10 @@ enum l2_smmap { L2_SMMAP_LIST(L2_X_ENUM) L2_NSMMAP };
       "lines written by evict_first stores kept per set, counted over groups of quota_sets sets, before such a "  \
       "store replaces the least recently used of them in its set (otherwise they are normal lines); "            \
       "fractional; 0: no limit")                                                                                \
+    X(start_full, CFG_UINT, 0, 1, 0, NULL,                                                      \
+      "1: the L2 starts full of clean normal lines that no access asks for (what earlier work left: an L2 "   \
+      "is never empty once anything ran), older than every line the trace brings; 0: it starts empty, as "   \
+      "after an invalidation")                                                                               \
     X(setaside, CFG_BYTES, 0, 1ULL << 40, 9830400, NULL,                                              \
       "persisting set-aside in force when the trace starts (cudaLimitPersistingL2CacheSize)")   \
     X(setaside_max, CFG_BYTES, 0, 1ULL << 40, 32768000, NULL,                                          \

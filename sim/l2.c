@@ -91,6 +91,9 @@ int l2_init(struct l2 *l, const struct l2_config *cfg, l2_err *e)
         l->fill_mask[m] = (uint8_t)(fill & l->full);
     }
     /* l2_clear less the clearing: l2_cache_init left every partition empty */
+    if (cfg->start_full)
+        for (unsigned p = 0; p < l->nparts; p++)
+            l2_cache_fill_stale(&l->part[p]);
     l2_set_setaside(l, l->cfg.setaside, NULL);
     return 0;
 }
@@ -107,8 +110,11 @@ void l2_free(struct l2 *l)
 
 void l2_clear(struct l2 *l)
 {
-    for (unsigned p = 0; p < l->nparts; p++)
+    for (unsigned p = 0; p < l->nparts; p++) {
         l2_cache_clear(&l->part[p]);
+        if (l->cfg.start_full)
+            l2_cache_fill_stale(&l->part[p]);
+    }
     l2_set_setaside(l, l->cfg.setaside, NULL);
 }
 

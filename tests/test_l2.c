@@ -289,6 +289,51 @@ START_TEST(store_first_cap)
 }
 END_TEST
 
+/* start_full: the cache starts with every way holding a stale line that
+ * no access finds and no fill writes back, older than any line the trace
+ * brings.  A normal stream of `ways` lines into a set keeps all of them
+ * either way; an evict_first one finds no empty way, so once its set holds
+ * first_ways of them each fill takes one of its own (starting empty, it
+ * would fill all four ways first). */
+START_TEST(start_full_stale_lines)
+{
+    for (int full = 0; full < 2; full++) {
+        struct l2 l;
+        tiny(&l, 1, (const char *const[]){full ? "start_full=1" : "start_full=0", "first_ways=1", NULL});
+        uint64_t v[4];
+        lines_in_set(&l, 5, -1, 4, v);
+        for (int i = 0; i < 4; i++) {
+            struct l2_outcome o = acc(&l, OP_READ, PRIO_EVICT_FIRST, v[i], 0xf, -1);
+            ck_assert_uint_eq(o.hit, 0);
+            ck_assert_uint_eq(o.dram_wr, 0); /* a stale line is clean */
+        }
+        int kept = 0;
+        for (int i = 0; i < 4; i++)
+            kept += slot_of(&l, 0, v[i]) >= 0;
+        ck_assert_int_eq(kept, full ? 1 : 4);
+        resident(&l, 0, v[3]); /* the newest */
+        if (full) {
+            /* a normal fill takes the evict_first line first, then the
+             * stale lines, the oldest */
+            acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[0], 0xf, -1);
+            acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[1], 0xf, -1);
+            acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[2], 0xf, -1);
+            for (int i = 0; i < 3; i++)
+                resident(&l, 0, v[i]); /* v3 (evict_first) went first, then the two stale lines */
+            ck_assert_int_lt(slot_of(&l, 0, v[3]), 0);
+            /* l2_clear starts full again */
+            l2_clear(&l);
+            ck_assert_int_lt(slot_of(&l, 0, v[0]), 0);
+            acc(&l, OP_READ, PRIO_EVICT_FIRST, v[0], 0xf, -1);
+            acc(&l, OP_READ, PRIO_EVICT_FIRST, v[1], 0xf, -1);
+            ck_assert_int_lt(slot_of(&l, 0, v[0]), 0);
+            resident(&l, 0, v[1]);
+        }
+        l2_free(&l);
+    }
+}
+END_TEST
+
 START_TEST(discard_drops)
 {
     struct l2 l;
@@ -1354,6 +1399,7 @@ Suite *l2_suite(void)
     tcase_add_test(tc, sector_accounting_sim);
     tcase_add_test(tc, write_allocate_and_writeback);
     tcase_add_test(tc, store_first_cap);
+    tcase_add_test(tc, start_full_stale_lines);
     tcase_add_test(tc, discard_drops);
     tcase_add_test(tc, applypriority_demotes);
     tcase_add_test(tc, hit_priority_updates);
