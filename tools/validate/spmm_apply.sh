@@ -30,7 +30,10 @@ sug2|--cols streaming --y streaming|assign buf5 streaming;assign buf2 streaming
 y-streaming|--y streaming|assign buf2 streaming
 x-streaming|--x streaming|assign buf1 streaming
 x-persisting|--x persisting --setaside 39321600|setaside 39321600;assign buf1 persisting
-window-8mib|--window 1.0 --window-mib 8 --setaside 11796480|setaside 11796480;window $X 8MiB 1.0 persisting streaming stream=1"
+window-8mib|--window 1.0 --window-mib 8 --setaside 11796480|setaside 11796480;window $X 8MiB 1.0 persisting streaming stream=1
+x-y-streaming|--x streaming --y streaming|assign buf1 streaming;assign buf2 streaming
+x-streaming-max|--x streaming --setaside 39321600|setaside 39321600;assign buf1 streaming
+edges-streaming|--cols streaming --vals streaming|assign buf5 streaming;assign buf3 streaming"
 mkdir -p "$O"
 case $MODE in
 predict)
