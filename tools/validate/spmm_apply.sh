@@ -73,6 +73,8 @@ base = None
 print("%-13s %10s %10s %8s %8s %10s %10s %9s %9s" % ("variant", "rd pred", "rd meas", "pred %", "meas %",
                                                     "wr pred", "wr meas", "est us", "meas us"))
 for name in pred:
+    if name not in times:  # not measured in this run
+        continue
     rows = list(csv.reader(l for l in open("%s/range-%s.csv" % (o, name), errors="replace") if l.startswith('"')))
     v = dict(zip(rows[0], rows[2]))
     rd, wr = (float(v["dram__bytes_%s.sum" % k].replace(",", "")) / 1e6 for k in ("read", "write"))
