@@ -32,6 +32,16 @@ static uint32_t frac16(double v)
     return (uint32_t)((v - (double)(uint32_t)v) * 65536.0);
 }
 
+/* The state a trace starts from, on empty partitions: stale lines in
+ * every way with start_full, and the configured set-aside. */
+static void l2_start(struct l2 *l)
+{
+    if (l->cfg.start_full)
+        for (unsigned p = 0; p < l->nparts; p++)
+            l2_cache_fill_stale(&l->part[p]);
+    l2_set_setaside(l, l->cfg.setaside, NULL);
+}
+
 int l2_init(struct l2 *l, const struct l2_config *cfg, l2_err *e)
 {
     memset(l, 0, sizeof *l);
@@ -91,10 +101,7 @@ int l2_init(struct l2 *l, const struct l2_config *cfg, l2_err *e)
         l->fill_mask[m] = (uint8_t)(fill & l->full);
     }
     /* l2_clear less the clearing: l2_cache_init left every partition empty */
-    if (cfg->start_full)
-        for (unsigned p = 0; p < l->nparts; p++)
-            l2_cache_fill_stale(&l->part[p]);
-    l2_set_setaside(l, l->cfg.setaside, NULL);
+    l2_start(l);
     return 0;
 }
 
@@ -110,12 +117,9 @@ void l2_free(struct l2 *l)
 
 void l2_clear(struct l2 *l)
 {
-    for (unsigned p = 0; p < l->nparts; p++) {
+    for (unsigned p = 0; p < l->nparts; p++)
         l2_cache_clear(&l->part[p]);
-        if (l->cfg.start_full)
-            l2_cache_fill_stale(&l->part[p]);
-    }
-    l2_set_setaside(l, l->cfg.setaside, NULL);
+    l2_start(l);
 }
 
 int l2_set_setaside(struct l2 *l, uint64_t bytes, l2_err *e)
