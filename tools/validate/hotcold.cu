@@ -13,14 +13,13 @@
 // the kernels run between cudaProfilerStart and cudaProfilerStop, the
 // range that `ncu --replay-mode app-range` measures as a whole.
 #include <cuda/annotated_ptr>
-#include <cuda_profiler_api.h>
 #include <cuda_runtime.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
-#include "../../tests/cuda/common.h" /* CK */
+#include "program.h" /* CK, set_window, run_range */
 
 enum prop { P_GLOBAL, P_PERSISTING, P_NORMAL, P_STREAMING };
 
@@ -150,34 +149,16 @@ int main(int argc, char **argv)
         CK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, (size_t)setaside));
     cudaStream_t st;
     CK(cudaStreamCreate(&st));
-    if (window >= 0) {
-        cudaStreamAttrValue attr = {};
-        attr.accessPolicyWindow.base_ptr = hot;
-        attr.accessPolicyWindow.num_bytes = nhot * sizeof(float4);
-        attr.accessPolicyWindow.hitRatio = (float)window;
-        attr.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
-        attr.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
-        CK(cudaStreamSetAttribute(st, cudaStreamAttributeAccessPolicyWindow, &attr));
-    }
+    if (window >= 0)
+        set_window(st, hot, nhot * sizeof(float4), window);
     printf("hot %p %zu\nstream %p %zu\n", (void *)hot, nhot * sizeof(float4), (void *)stream,
            nstream * sizeof(float4));
     step_fn fn = pick(hp, sp);
-    cudaEvent_t e0, e1;
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
-    CK(cudaProfilerStart());
-    CK(cudaEventRecord(e0, st));
-    for (int it = 0; it < iters; it++) {
-        size_t off = ((size_t)it * nslice) % (nstream - nslice + 1);
-        fn<<<528, 512, 0, st>>>(hot, nhot, stream, off, nslice, out);
-    }
-    CK(cudaEventRecord(e1, st));
-    CK(cudaEventSynchronize(e1));
-    CK(cudaProfilerStop());
-    float ms;
-    CK(cudaEventElapsedTime(&ms, e0, e1));
-    printf("kernels %d time %.3f ms\n", iters, ms);
-    CK(cudaCtxResetPersistingL2Cache());
-    CK(cudaGetLastError());
+    run_range(st, iters, [&] {
+        for (int it = 0; it < iters; it++) {
+            size_t off = ((size_t)it * nslice) % (nstream - nslice + 1);
+            fn<<<528, 512, 0, st>>>(hot, nhot, stream, off, nslice, out);
+        }
+    });
     return 0;
 }

@@ -25,7 +25,6 @@
 // `ncu --replay-mode app-range` measures; with --iters k the first k of the
 // 4 batches run (tools/validate/perkernel.sh).
 #include <cuda/annotated_ptr>
-#include <cuda_profiler_api.h>
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -34,7 +33,7 @@
 #include <cstring>
 #include <vector>
 
-#include "../../tests/cuda/common.h" /* CK */
+#include "program.h" /* CK, set_window, run_range */
 
 enum { FEAT = 32, DEG = 8, BATCH = 65536, NODES = 512 * 1024, BATCHES = 4 };
 static const size_t JUNK = (size_t)256 << 20;
@@ -187,36 +186,18 @@ int main(int argc, char **argv)
         CK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, (size_t)setaside));
     cudaStream_t st;
     CK(cudaStreamCreate(&st));
-    if (window >= 0) {
-        cudaStreamAttrValue attr = {};
-        attr.accessPolicyWindow.base_ptr = x;
-        attr.accessPolicyWindow.num_bytes = window_mib << 20 < xbytes ? window_mib << 20 : xbytes;
-        attr.accessPolicyWindow.hitRatio = (float)window;
-        attr.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
-        attr.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
-        CK(cudaStreamSetAttribute(st, cudaStreamAttributeAccessPolicyWindow, &attr));
-    }
+    if (window >= 0)
+        set_window(st, x, window_mib << 20 < xbytes ? window_mib << 20 : xbytes, window);
     printf("x %p %zu\ny %p %zu\ncols %p %zu\n", (void *)x, xbytes, (void *)y, ybytes, (void *)dcols,
            cols.size() * sizeof(int));
-    cudaEvent_t e0, e1;
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
-    CK(cudaProfilerStart());
-    CK(cudaEventRecord(e0, st));
-    for (int it = 0; it < iters; it++) {
-        size_t e = (size_t)it * BATCH * DEG;
-        if (hinted)
-            aggregate<true><<<BATCH * 32 / 256, 256, 0, st>>>(x, dcols + e, vals + e, y, BATCH, pr);
-        else
-            aggregate<false><<<BATCH * 32 / 256, 256, 0, st>>>(x, dcols + e, vals + e, y, BATCH, pr);
-    }
-    CK(cudaEventRecord(e1, st));
-    CK(cudaEventSynchronize(e1));
-    CK(cudaProfilerStop());
-    float ms;
-    CK(cudaEventElapsedTime(&ms, e0, e1));
-    printf("kernels %d time %.3f ms\n", iters, ms);
-    CK(cudaCtxResetPersistingL2Cache());
-    CK(cudaGetLastError());
+    run_range(st, iters, [&] {
+        for (int it = 0; it < iters; it++) {
+            size_t e = (size_t)it * BATCH * DEG;
+            if (hinted)
+                aggregate<true><<<BATCH * 32 / 256, 256, 0, st>>>(x, dcols + e, vals + e, y, BATCH, pr);
+            else
+                aggregate<false><<<BATCH * 32 / 256, 256, 0, st>>>(x, dcols + e, vals + e, y, BATCH, pr);
+        }
+    });
     return 0;
 }
