@@ -46,12 +46,13 @@ reuse | gather | partial | writeback | atomic | chain | adam | search | stride) 
     stride) filt="--kernel direct_copy|reduce_kernel" ;;
     esac
     upto() { echo "env L2SIM_UPTO=$1 $cmd"; } ;;
-hotcold)
-    cmd="$B/hotcold --iters 6" filt="--kernel step<" n=6
-    upto() { echo "$B/hotcold --iters $1"; } ;;
-spmm)
-    cmd="$B/spmm --iters 4 ${SPMM_OPTS:-}" filt="--kernel aggregate" n=4
-    upto() { echo "$B/spmm --iters $1 ${SPMM_OPTS:-}"; } ;;
+hotcold | spmm) # build/W: its kernels, the first K of them with --iters K
+    case $W in
+    hotcold) filt="--kernel step<" n=6 opts="" ;;
+    spmm) filt="--kernel aggregate" n=4 opts=${SPMM_OPTS:-} ;;
+    esac
+    cmd="$B/$W --iters $n $opts"
+    upto() { echo "$B/$W --iters $1 $opts"; } ;;
 *) echo "perkernel.sh: unknown workload $W" >&2; exit 2 ;;
 esac
 mkdir -p "$O"

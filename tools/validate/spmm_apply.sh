@@ -1,5 +1,5 @@
 #!/bin/sh
-# spmm_apply.sh predict|measure OUT - tools/validate/spmm.cu under the
+# spmm_apply.sh predict|measure|compare OUT - tools/validate/spmm.cu under the
 # buffer properties that `l2sim advise` suggests for its capture and a few
 # it does not, each predicted by `l2sim run --policy` on the capture and
 # measured by Nsight Compute over the program's profiled range (its four
@@ -7,8 +7,8 @@
 # tools/validate/build-gpu.sh.  The capture's buffers: buf1 x (64 MiB at
 # 0x7f318a000000), buf2 y, buf3 vals, buf5 cols.
 #
-#   predict  OUT/predict.txt: per variant, the DRAM bytes read and the
-#            estimated time of the four kernels (TRACE, default
+#   predict  OUT/predict.txt: per variant, the DRAM bytes read and written
+#            and the estimated time of the four kernels (TRACE, default
 #            calibration/h200/real/spmm.l2b.xz; CONFIG, default
 #            configs/h200.cfg)
 #   measure  OUT/range-V.csv per variant, and three unprofiled runs' kernel
