@@ -329,6 +329,12 @@ START_TEST(start_full_stale_lines)
             ck_assert_int_lt(slot_of(&l, 0, v[0]), 0);
             resident(&l, 0, v[1]);
         }
+        /* a normal stream of `ways` lines into a fresh set keeps all of them */
+        l2_clear(&l);
+        for (int i = 0; i < 4; i++)
+            acc(&l, OP_READ, PRIO_EVICT_UNCHANGED, v[i], 0xf, -1);
+        for (int i = 0; i < 4; i++)
+            resident(&l, 0, v[i]);
         l2_free(&l);
     }
 }

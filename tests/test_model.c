@@ -332,6 +332,21 @@ START_TEST(homes_of_a_run)
 }
 END_TEST
 
+/* l2_sets and l2_homes of the n lines from `first` into set and home,
+ * each checked against the line's own (l2_locate, one line at a time). */
+static void located_run(const struct l2 *l, uint64_t first, unsigned n, uint32_t *set, unsigned *home)
+{
+    l2_sets(l, first, n, set);
+    l2_homes(l, first, n, home);
+    for (unsigned i = 0; i < n; i++) {
+        unsigned h;
+        uint32_t s;
+        l2_locate(l, first + i, &h, &s);
+        ck_assert_uint_eq(set[i], s);
+        ck_assert_uint_eq(home[i], h);
+    }
+}
+
 /* hash_block: the lines of each block are rotated before they take their
  * stripes' sets, so that lines a power of two apart spread over the sets,
  * while an aligned run of whole blocks still takes every set alike and the
@@ -372,16 +387,10 @@ START_TEST(stripe_rotated_blocks)
         for (uint64_t first = 0; first < 51200; first += 200) {
             uint32_t set[200];
             unsigned home[200];
-            l2_sets(&l, first, 200, set);
-            l2_homes(&l, first, 200, home);
+            located_run(&l, first, 200, set, home);
             for (unsigned i = 0; i < 200 && first + i < 51200; i++) {
-                unsigned h;
-                uint32_t s;
-                l2_locate(&l, first + i, &h, &s);
-                ck_assert_uint_eq(set[i], s);
-                ck_assert_uint_eq(home[i], h);
-                count[s]++;
-                in0[s] += h == 0;
+                count[set[i]]++;
+                in0[set[i]] += home[i] == 0;
             }
         }
         for (uint32_t s = 0; s < l.sets; s++) {
@@ -410,27 +419,17 @@ START_TEST(stripe_sets_runs)
         struct l2_config cfg;
         l2_err e;
         l2_config_defaults(&cfg);
-        ck_assert_msg(l2_config_set(&cfg, "set_hash=stripe", &e) == 0, "%s", e.msg);
-        ck_assert_msg(l2_config_set(&cfg, "hash_chunk=1MiB", &e) == 0, "%s", e.msg);
-        ck_assert_msg(l2_config_set(&cfg, "home_hash=balanced", &e) == 0, "%s", e.msg);
-        ck_assert_msg(l2_config_set(&cfg, block[k], &e) == 0, "%s", e.msg);
+        const char *kv[] = {"set_hash=stripe", "hash_chunk=1MiB", "home_hash=balanced", block[k], NULL};
+        tests_config(&cfg, kv);
         struct l2 l;
         ck_assert_msg(l2_init(&l, &cfg, &e) == 0, "%s", e.msg);
         unsigned starts = 0;
         for (uint64_t first = 3 * 8192 - 300; first < 3 * 8192 + 40; first++) {
             uint32_t set[33];
             unsigned home[33];
-            l2_sets(&l, first, 33, set);
-            l2_homes(&l, first, 33, home);
-            for (unsigned i = 0; i < 33; i++) {
-                unsigned h;
-                uint32_t s;
-                l2_locate(&l, first + i, &h, &s);
-                ck_assert_uint_eq(set[i], s);
-                ck_assert_uint_eq(home[i], h);
-                /* a set that does not follow the one before: a new start */
-                starts += i && set[i] != (set[i - 1] + 1) % l.sets;
-            }
+            located_run(&l, first, 33, set, home);
+            for (unsigned i = 1; i < 33; i++) /* a set that does not follow the one before: a new start */
+                starts += set[i] != (set[i - 1] + 1) % l.sets;
         }
         /* the run's end starts again; with blocks smaller than the run, so
          * do their starts and their rotated places' wraps */
