@@ -14,7 +14,9 @@
 #   measure  OUT/range-V.csv per variant, and three unprofiled runs' kernel
 #            time of each (OUT/log.txt)
 #   compare  OUT/compare.txt: OUT/predict.txt beside the measured DRAM
-#            bytes (OUT/range-V.csv) and the median of the three times
+#            bytes (OUT/range-V.csv, read by range.py's ranges), each read
+#            as a change from the program as it is (base), and the median
+#            of the three times
 # shellcheck disable=SC2012
 set -u
 MODE=${1:?usage: spmm_apply.sh predict|measure|compare OUT}
@@ -62,26 +64,24 @@ measure)
     ;;
 compare)
     python3 - "$O" >"$O/compare.txt" <<'PY'
-import csv, statistics, sys
+import statistics, sys
+sys.path.insert(0, "tools/validate")
+from range import ranges
 o = sys.argv[1]
 pred = {l.split()[0]: l.split()[1:] for l in open(o + "/predict.txt").readlines()[1:]}
 times = {}
 for l in open(o + "/log.txt"):
     if l.startswith("time "):
         times.setdefault(l.split()[1], []).append(float(l.split()[2]))
-base = None
+meas = {n: ranges("%s/range-%s.csv" % (o, n))[0] for n in pred if n in times}  # those measured in this run
 print("%-13s %10s %10s %8s %8s %10s %10s %9s %9s" % ("variant", "rd pred", "rd meas", "pred %", "meas %",
                                                     "wr pred", "wr meas", "est us", "meas us"))
-for name in pred:
-    if name not in times:  # not measured in this run
-        continue
-    rows = list(csv.reader(l for l in open("%s/range-%s.csv" % (o, name), errors="replace") if l.startswith('"')))
-    v = dict(zip(rows[0], rows[2]))
-    rd, wr = (float(v["dram__bytes_%s.sum" % k].replace(",", "")) / 1e6 for k in ("read", "write"))
+for name in meas:
+    rd, wr = meas[name]["dram__bytes_read.sum"] / 1e6, meas[name]["dram__bytes_write.sum"] / 1e6
     prd, pwr, est = int(pred[name][0]) / 1e6, int(pred[name][1]) / 1e6, float(pred[name][2]) / 1e3
-    base = base or (prd, rd)
+    b_prd, b_rd = int(pred["base"][0]) / 1e6, meas["base"]["dram__bytes_read.sum"] / 1e6  # the program as it is
     print("%-13s %10.2f %10.2f %+7.1f%% %+7.1f%% %10.2f %10.2f %9.1f %9.1f" % (
-        name, prd, rd, 100 * (prd / base[0] - 1), 100 * (rd / base[1] - 1), pwr, wr, est,
+        name, prd, rd, 100 * (prd / b_prd - 1), 100 * (rd / b_rd - 1), pwr, wr, est,
         1e3 * statistics.median(times[name])))
 PY
     ;;
