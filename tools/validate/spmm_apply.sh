@@ -74,12 +74,12 @@ for l in open(o + "/log.txt"):
     if l.startswith("time "):
         times.setdefault(l.split()[1], []).append(float(l.split()[2]))
 meas = {n: ranges("%s/range-%s.csv" % (o, n))[0] for n in pred if n in times}  # those measured in this run
+b_prd, b_rd = int(pred["base"][0]) / 1e6, meas["base"]["dram__bytes_read.sum"] / 1e6  # the program as it is
 print("%-13s %10s %10s %8s %8s %10s %10s %9s %9s" % ("variant", "rd pred", "rd meas", "pred %", "meas %",
                                                     "wr pred", "wr meas", "est us", "meas us"))
 for name in meas:
     rd, wr = meas[name]["dram__bytes_read.sum"] / 1e6, meas[name]["dram__bytes_write.sum"] / 1e6
     prd, pwr, est = int(pred[name][0]) / 1e6, int(pred[name][1]) / 1e6, float(pred[name][2]) / 1e3
-    b_prd, b_rd = int(pred["base"][0]) / 1e6, meas["base"]["dram__bytes_read.sum"] / 1e6  # the program as it is
     print("%-13s %10.2f %10.2f %+7.1f%% %+7.1f%% %10.2f %10.2f %9.1f %9.1f" % (
         name, prd, rd, 100 * (prd / b_prd - 1), 100 * (rd / b_rd - 1), pwr, wr, est,
         1e3 * statistics.median(times[name])))
