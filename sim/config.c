@@ -47,6 +47,17 @@ void l2_config_defaults(struct l2_config *c)
     L2_CONFIG_KEYS(DEF_ROW)
 }
 
+int l2_config_equal(const struct l2_config *a, const struct l2_config *b)
+{
+#define EQ_CFG_BYTES(f) a->f == b->f
+#define EQ_CFG_UINT(f) a->f == b->f
+#define EQ_CFG_DOUBLE(f) a->f == b->f
+#define EQ_CFG_ENUM(f) a->f == b->f
+#define EQ_CFG_STR(f) strcmp(a->f, b->f) == 0
+#define EQ_ROW(f, t, mn, mx, def, en, help) &&EQ_##t(f)
+    return 1 L2_CONFIG_KEYS(EQ_ROW);
+}
+
 static const struct cfg_key *find_key(const char *name, size_t n)
 {
     for (size_t k = 0; k < NKEYS; k++)

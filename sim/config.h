@@ -198,6 +198,8 @@ void l2_config_defaults(struct l2_config *c);
 int l2_config_load(struct l2_config *c, const char *path, l2_err *e);
 /* Applies one "key=value" override. */
 int l2_config_set(struct l2_config *c, const char *kv, l2_err *e);
+/* 1 when every key of a and b has the same value. */
+int l2_config_equal(const struct l2_config *a, const struct l2_config *b);
 /* Checks the relations between keys (geometry, set-aside bounds). */
 int l2_config_check(const struct l2_config *c, l2_err *e);
 

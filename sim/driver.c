@@ -15,6 +15,9 @@
 #include <unistd.h>
 
 #define BATCH 2048 /* events decoded at a time and shared by the workers */
+/* Lines of a batch's accesses that the decoder places (l2_sim_place): a
+ * batch ends early rather than lack room for an access's lines */
+#define BATCH_LINES (8 * BATCH)
 /* Batches in flight (workers may drift this far apart): NBUF_OWN when
  * every simulator has a worker of its own, NBUF_SHARED when workers take
  * turns (compare with more variants than threads), so that a worker can
@@ -130,7 +133,8 @@ static void progress_end(struct progress *p)
 
 /*
  * The driver.  The calling thread reads and decodes the trace once, a
- * batch of events at a time, into a ring of nbuf buffers; `nworkers`
+ * batch of events at a time, into a ring of nbuf buffers, and places the
+ * accesses for the simulators whose configuration is the first's; `nworkers`
  * threads run the simulators over the batches, each simulator over every
  * batch in order, so decoding overlaps simulation even with one worker.
  * Simulators are independent: the variants of compare, or the lanes of run
@@ -147,6 +151,8 @@ static void progress_end(struct progress *p)
 struct batch {
     struct l2_event ev[BATCH];
     size_t n;
+    uint32_t at[BATCH]; /* where the decoder placed each event's lines (l2_placed) */
+    struct l2_pline line[BATCH_LINES];
 };
 
 struct driver {
@@ -162,6 +168,7 @@ struct driver {
     uint64_t posted;          /* batches handed out */
     uint64_t done[L2_MAX_SIMS];  /* batches each simulator has finished */
     unsigned char busy[L2_MAX_SIMS]; /* a worker is running the simulator */
+    unsigned char placed[L2_MAX_SIMS]; /* the simulator takes the decoder's places (its configuration is the first's) */
     unsigned idle;            /* workers waiting for work */
     uint64_t wake_at;         /* the decoder sleeps until every simulator finished this many; 0: awake */
     int stop;          /* no more batches */
@@ -180,7 +187,8 @@ struct worker {
 static void run_batch(struct driver *d, unsigned k, const struct batch *b)
 {
     l2_err e;
-    size_t i = l2_sim_events(d->sims[k], b->ev, b->n, &e);
+    const struct l2_placed pd = {b->at, b->line};
+    size_t i = l2_sim_events(d->sims[k], b->ev, b->n, d->placed[k] ? &pd : NULL, &e);
     if (i < b->n) {
         if (d->names)
             l2_prefix(&e, "variant %s", d->names[k]);
@@ -315,6 +323,12 @@ int64_t l2_simulate(struct l2_sim **sims, const char *const *names, unsigned n, 
     d->nsims = n;
     d->nworkers = nworkers;
     d->err_pos = UINT64_MAX;
+    /* the decoder places the accesses (l2_sim_place) as the first
+     * simulator would, for every simulator whose configuration is the
+     * first's (the lanes of a run, the plans of advise): the work of the
+     * configuration alone, which the decoding thread has time for */
+    for (unsigned k = 0; k < n; k++)
+        d->placed[k] = (unsigned char)l2_config_equal(&sims[k]->l2.cfg, &sims[0]->l2.cfg);
     pthread_mutex_init(&d->mu, NULL);
     pthread_cond_init(&d->posted_cv, NULL);
     pthread_cond_init(&d->free_cv, NULL);
@@ -343,8 +357,14 @@ int64_t l2_simulate(struct l2_sim **sims, const char *const *names, unsigned n, 
         if (failed)
             break;
         b->n = 0;
-        while (b->n < BATCH && (r = l2_replay_next(d->replay, &b->ev[b->n], e)) > 0)
-            b->n++;
+        uint32_t nl = 0;
+        while (b->n < BATCH && nl <= BATCH_LINES - L2_MAX_LINES &&
+               (r = l2_replay_next(d->replay, &b->ev[b->n], e)) > 0) {
+            const struct l2_event *ev = &b->ev[b->n];
+            unsigned m = ev->type == EV_ACCESS ? l2_sim_place(sims[0], ev, &b->line[nl]) : 0;
+            b->at[b->n++] = m ? nl : L2_UNPLACED;
+            nl += m;
+        }
         if (r > 0)
             r = 0;
         if (b->n == 0)

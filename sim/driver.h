@@ -3,7 +3,8 @@
  * a trace read once (run, compare, advise).
  *
  * The calling thread reads and decodes the trace, a batch of events at a
- * time; worker threads run the simulators over every batch in order.
+ * time, and places its accesses (l2_sim_place); worker threads run the
+ * simulators over every batch in order.
  * Simulators are independent: the variants of compare and advise, or the
  * lanes of run --threads.  The only output is a progress line on standard
  * error when it is a terminal.

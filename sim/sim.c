@@ -186,75 +186,82 @@ static inline void counters_add_sums(struct l2_counters *c, enum l2_op op, const
     c->dram_wr += x->dram_wr;
 }
 
-#define MAX_LINES (L2_MAX_ACCESS / 32 + 1) /* lines of an access, at most */
-
-/* Where the lines of an access are, found before it is simulated
- * (locate). */
+/* Where the lines of an access lie (l2_sim_place), found before it is
+ * simulated, and what the simulator adds to that (locate_g). */
 struct loc {
-    unsigned nmine;               /* lines this lane simulates */
-    unsigned home[MAX_LINES];     /* partitions (of the lines this lane simulates) */
-    unsigned near[MAX_LINES];
-    uint32_t set[MAX_LINES];
-    struct l2_pending *pe[MAX_LINES]; /* the timing's entries of the sets at home */
-    uint8_t mine[MAX_LINES];      /* 1: this lane simulates the line */
-    uint8_t mask[MAX_LINES];      /* the sectors of the access in each line */
-    uint8_t part0, part1;         /* with partial_write_fill, a store's sector of the first and of the last
-                                     line that it writes only in part (0: none) */
-    int ok;                       /* 1: its size and its SM are valid; 0: sim_access_g checks them */
+    const struct l2_pline *pl; /* the places of its lines */
+    unsigned nmine;            /* lines this lane simulates */
+    struct l2_pending *pe[L2_MAX_LINES]; /* the timing's entries of the sets at home */
+    uint8_t mine[L2_MAX_LINES];          /* 1: this lane simulates the line (only with several lanes) */
+    int ok; /* 1: placed, its size and its SM valid; 0: sim_access_g checks them */
 };
 
-/* Locates the lines of access ev (home and near partitions, sets, which
- * this lane simulates) and hints the CPU to fetch their set blocks and
- * timing entries, so that the misses overlap with the accesses simulated
- * meanwhile.  It depends on the configuration only.  An access that the
- * simulation rejects is left unlocated (sim_access_g checks first). */
-L2_PATH_FN void locate_g(const struct l2_sim *s, const struct l2_geom g, const int one_lane, const struct l2_event *ev,
-                         struct loc *lc)
+/* l2_sim_place, inlined where a simulator places its own accesses. */
+static inline unsigned place(const struct l2 *l, const struct l2_event *ev, struct l2_pline *pl)
 {
-    lc->ok = 0;
     if (ev->size == 0 || ev->size > L2_MAX_ACCESS || ev->addr > UINT64_MAX - ev->size)
-        return;
-    const struct l2 *l = &s->l2;
+        return 0;
+    if (ev->sm >= 0 && (uint64_t)ev->sm >= l->cfg.sms)
+        return 0;
     const uint64_t first = ev->addr >> l->line_shift, last = (ev->addr + ev->size - 1) >> l->line_shift;
     const unsigned nlines = (unsigned)(last - first + 1);
-    const int sm = ev->sm >= 0 && (uint64_t)ev->sm < l->cfg.sms ? ev->sm : -1; /* else rejected */
-    unsigned nmine = 0;
+    uint32_t set[L2_MAX_LINES];
+    unsigned home[L2_MAX_LINES];
+    l2_sets(l, first, nlines, set);
+    l2_homes(l, first, nlines, home);
     /* the sectors of a line: all of them but in the first line (from the
      * access's first byte) and the last (to its last) */
     const uint64_t lmask = ((uint64_t)1 << l->line_shift) - 1;
     const uint8_t full = l->full;
+    for (unsigned i = 0; i < nlines; i++)
+        pl[i] = (struct l2_pline){
+            .set = set[i], .home = (uint8_t)home[i], .near = (uint8_t)l2_near(l, ev->sm, home[i]), .mask = full};
     const uint8_t mask0 = (uint8_t)(full & ~((1u << ((ev->addr & lmask) >> l->sector_shift)) - 1));
     const uint8_t mask1 = (uint8_t)((2u << (((ev->addr + ev->size - 1) & lmask) >> l->sector_shift)) - 1);
-    l2_sets(l, first, nlines, lc->set);
-    if (one_lane) /* every line is this lane's; a lane of several takes only its own */
-        l2_homes(l, first, nlines, lc->home);
-    for (unsigned i = 0; i < nlines; i++) {
-        lc->mine[i] = one_lane || lc->set[i] - s->set_lo < s->set_end - s->set_lo;
-        lc->mask[i] = full;
-        if (!lc->mine[i])
-            continue;
-        nmine++;
-        const unsigned home = one_lane ? lc->home[i] : l2_home(l, first + i), near = l2_near(l, sm, home);
-        lc->home[i] = home;
-        lc->near[i] = near;
-        l2_cache_prefetch_g(&l->part[home], g, lc->set[i]);
-        /* unconditional: near == home is a coin flip per line, and a second
-         * prefetch of the same block costs less than its misprediction */
-        l2_cache_prefetch_g(&l->part[near], g, lc->set[i]);
-        lc->pe[i] = l2_timing_pending(&s->tm, home, lc->set[i]);
-    }
-    lc->mask[0] &= mask0; /* the first and the last line hold part of the access */
-    lc->mask[nlines - 1] &= mask1;
+    pl[0].mask &= mask0;
+    pl[nlines - 1].mask &= mask1;
     /* a store's first sector is written in part when it starts inside it,
      * its last when it ends inside it (the same sector when it is one) */
-    lc->part0 = lc->part1 = 0;
     if (ev->op == OP_WRITE && l->cfg.partial_write_fill) {
         const uint64_t smask = ((uint64_t)1 << l->sector_shift) - 1;
-        lc->part0 = ev->addr & smask ? (uint8_t)(mask0 & -mask0) : 0; /* the lowest sector of mask0 */
-        lc->part1 = (ev->addr + ev->size) & smask ? (uint8_t)((mask1 + 1) >> 1) : 0; /* the highest of mask1 */
+        if (ev->addr & smask)
+            pl[0].part = (uint8_t)(mask0 & -mask0); /* the lowest sector of mask0 */
+        if ((ev->addr + ev->size) & smask)
+            pl[nlines - 1].part |= (uint8_t)((mask1 + 1) >> 1); /* the highest of mask1 */
+    }
+    return nlines;
+}
+
+unsigned l2_sim_place(const struct l2_sim *s, const struct l2_event *ev, struct l2_pline *pl)
+{
+    return place(&s->l2, ev, pl);
+}
+
+/* Locates access ev, whose n lines (0: unplaced, rejected) lie at pl:
+ * which this lane simulates, and hints the CPU to fetch their set blocks
+ * and timing entries, so that the misses overlap with the accesses
+ * simulated meanwhile. */
+L2_PATH_FN void locate_g(const struct l2_sim *s, const struct l2_geom g, const int one_lane,
+                         const struct l2_pline *pl, unsigned n, struct loc *lc)
+{
+    const struct l2 *l = &s->l2;
+    unsigned nmine = 0;
+    lc->pl = pl;
+    lc->ok = n > 0;
+    for (unsigned i = 0; i < n; i++) {
+        if (!one_lane) { /* every line is this lane's; a lane of several takes only its own */
+            lc->mine[i] = pl[i].set - s->set_lo < s->set_end - s->set_lo;
+            if (!lc->mine[i])
+                continue;
+        }
+        nmine++;
+        l2_cache_prefetch_g(&l->part[pl[i].home], g, pl[i].set);
+        /* unconditional: near == home is a coin flip per line, and a second
+         * prefetch of the same block costs less than its misprediction */
+        l2_cache_prefetch_g(&l->part[pl[i].near], g, pl[i].set);
+        lc->pe[i] = l2_timing_pending(&s->tm, pl[i].home, pl[i].set);
     }
     lc->nmine = nmine;
-    lc->ok = sm == ev->sm;
 }
 
 /* One access, located in lc, with the partitions' set layout g (l2_path.h);
@@ -299,8 +306,7 @@ L2_PATH_FN int sim_access_g(struct l2_sim *s, const struct l2_geom g, const int 
     const int plain = !b->is_policy && !window; /* every line takes the tag's priority */
     unsigned seen = 0;
     int unspec = 0;
-    const unsigned *home = lc->home, *near = lc->near;
-    const uint32_t *set = lc->set;
+    const struct l2_pline *pl = lc->pl;
     const uint8_t *mine = lc->mine;
     const unsigned nmine = lc->nmine;
 
@@ -334,14 +340,11 @@ L2_PATH_FN int sim_access_g(struct l2_sim *s, const struct l2_geom g, const int 
         seen |= 1u << prio;
         if (!one_lane && !mine[i])
             continue;
-        const uint8_t mask = lc->mask[i];
+        const uint8_t mask = pl[i].mask;
+        const unsigned home = pl[i].home, near = pl[i].near;
         struct l2_outcome o;
-        uint8_t part = 0; /* the sectors it writes in part */
-        if (__builtin_expect(lc->part0 | lc->part1, 0))
-            part = (uint8_t)((i == 0 ? lc->part0 : 0) | (i == nlines - 1 ? lc->part1 : 0));
-        l2_path_access(&s->l2, g, op, prio, line, home[i], near[i], set[i], mask, part, &o);
-        unsigned merged =
-            l2_timing_line(&s->tm, &k->time, &ta, &ts, op, prio, line, home[i], near[i], lc->pe[i], mask, &o);
+        l2_path_access(&s->l2, g, op, prio, line, home, near, pl[i].set, mask, pl[i].part, &o);
+        unsigned merged = l2_timing_line(&s->tm, &k->time, &ta, &ts, op, prio, line, home, near, lc->pe[i], mask, &o);
         if (op == OP_APPLY || op == OP_DISCARD)
             continue;
         const struct line_sums x = {
@@ -504,8 +507,9 @@ static __attribute__((noinline)) int sim_event(struct l2_sim *s, const struct l2
 int l2_sim_event(struct l2_sim *s, const struct l2_event *ev, l2_err *e)
 {
     struct loc lc;
+    struct l2_pline pl[L2_MAX_LINES];
     if (ev->type == EV_ACCESS)
-        locate_g(s, s->l2.part[0].g, 0, ev, &lc);
+        locate_g(s, s->l2.part[0].g, 0, pl, place(&s->l2, ev, pl), &lc);
     return sim_event(s, ev, &lc, e);
 }
 
@@ -514,17 +518,34 @@ int l2_sim_event(struct l2_sim *s, const struct l2_event *ev, l2_err *e)
 #define LOC_AHEAD 4
 #define LOC_RING 8
 
+/* Locates access i of the events ev: placed in pd, or here into own. */
+L2_PATH_FN void locate_at(const struct l2_sim *s, const struct l2_geom g, const int one_lane,
+                          const struct l2_event *ev, const struct l2_placed *pd, size_t i, struct l2_pline *own,
+                          struct loc *lc)
+{
+    if (!pd) {
+        locate_g(s, g, one_lane, own, place(&s->l2, &ev[i], own), lc);
+        return;
+    }
+    const uint32_t at = pd->at[i];
+    const unsigned ls = s->l2.line_shift;
+    const unsigned n =
+        at == L2_UNPLACED ? 0 : (unsigned)(((ev[i].addr + ev[i].size - 1) >> ls) - (ev[i].addr >> ls) + 1);
+    locate_g(s, g, one_lane, pd->line + (n ? at : 0), n, lc);
+}
+
 L2_PATH_FN size_t sim_events_g(struct l2_sim *s, const struct l2_geom g, const int one_lane, const struct l2_event *ev,
-                               size_t n, l2_err *e)
+                               size_t n, const struct l2_placed *pd, l2_err *e)
 {
     struct loc ring[LOC_RING];
+    struct l2_pline own[LOC_RING][L2_MAX_LINES]; /* without pd */
     for (size_t i = 0; i < n && i < LOC_AHEAD; i++)
         if (ev[i].type == EV_ACCESS)
-            locate_g(s, g, one_lane, &ev[i], &ring[i]);
+            locate_at(s, g, one_lane, ev, pd, i, own[i], &ring[i]);
     for (size_t i = 0; i < n; i++) {
         size_t j = i + LOC_AHEAD;
         if (j < n && ev[j].type == EV_ACCESS)
-            locate_g(s, g, one_lane, &ev[j], &ring[j % LOC_RING]);
+            locate_at(s, g, one_lane, ev, pd, j, own[j % LOC_RING], &ring[j % LOC_RING]);
         /* an access of the one-lane, 16-way form goes to its access path directly */
         int r = one_lane && g.ways == L2_USUAL_WAYS && ev[i].type == EV_ACCESS
                     ? (s->records++, sim_access_usual1(s, &ev[i], &ring[i % LOC_RING], e))
@@ -537,28 +558,28 @@ L2_PATH_FN size_t sim_events_g(struct l2_sim *s, const struct l2_geom g, const i
 
 /* Its three compiled forms, as sim_access_g's. */
 __attribute__((noinline, flatten)) static size_t sim_events_usual(struct l2_sim *s, const struct l2_event *ev,
-                                                                   size_t n, l2_err *e)
+                                                                   size_t n, const struct l2_placed *pd, l2_err *e)
 {
-    return sim_events_g(s, l2_geom_of(L2_USUAL_WAYS), 0, ev, n, e);
+    return sim_events_g(s, l2_geom_of(L2_USUAL_WAYS), 0, ev, n, pd, e);
 }
 
 __attribute__((noinline, flatten)) static size_t sim_events_usual1(struct l2_sim *s, const struct l2_event *ev,
-                                                                    size_t n, l2_err *e)
+                                                                    size_t n, const struct l2_placed *pd, l2_err *e)
 {
-    return sim_events_g(s, l2_geom_of(L2_USUAL_WAYS), 1, ev, n, e);
+    return sim_events_g(s, l2_geom_of(L2_USUAL_WAYS), 1, ev, n, pd, e);
 }
 
 __attribute__((noinline, flatten)) static size_t sim_events_any(struct l2_sim *s, const struct l2_event *ev, size_t n,
-                                                                 l2_err *e)
+                                                                 const struct l2_placed *pd, l2_err *e)
 {
-    return sim_events_g(s, s->l2.part[0].g, 0, ev, n, e);
+    return sim_events_g(s, s->l2.part[0].g, 0, ev, n, pd, e);
 }
 
-size_t l2_sim_events(struct l2_sim *s, const struct l2_event *ev, size_t n, l2_err *e)
+size_t l2_sim_events(struct l2_sim *s, const struct l2_event *ev, size_t n, const struct l2_placed *pd, l2_err *e)
 {
     if (s->l2.part[0].g.ways == L2_USUAL_WAYS)
-        return sim_one_lane(s) ? sim_events_usual1(s, ev, n, e) : sim_events_usual(s, ev, n, e);
-    return sim_events_any(s, ev, n, e);
+        return sim_one_lane(s) ? sim_events_usual1(s, ev, n, pd, e) : sim_events_usual(s, ev, n, pd, e);
+    return sim_events_any(s, ev, n, pd, e);
 }
 
 static int define_assign(struct l2_sim *s, const struct l2_event *ev, l2_err *e)

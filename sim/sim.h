@@ -119,10 +119,42 @@ int l2_sim_init(struct l2_sim *s, const struct l2_config *cfg, enum l2_semantics
 void l2_sim_free(struct l2_sim *s);
 /* Consumes one trace event.  On error e holds the reason (no position). */
 int l2_sim_event(struct l2_sim *s, const struct l2_event *ev, l2_err *e);
+/* Where one line of an access lies: what the configuration alone decides
+ * (l2_sim_place), so that the thread that decodes a trace can find it
+ * while the simulators run. */
+struct l2_pline {
+    uint32_t set;
+    uint8_t home, near; /* partitions: the line's home, the issuing SM's near one (the home without one) */
+    uint8_t mask;       /* the sectors of the access in the line */
+    uint8_t part;       /* of them, those a store writes in part (partial_write_fill) */
+};
+
+/* Lines of an access, at most. */
+#define L2_MAX_LINES (L2_MAX_ACCESS / 32 + 1)
+
+/* Places the lines of access ev in pl (L2_MAX_LINES entries at most);
+ * returns their number, or 0 for an access the simulation rejects (its
+ * size or its SM), which it leaves unplaced.  It reads s's configuration
+ * only, which no simulation changes, so another thread may call it while
+ * s simulates; the places suit every simulator whose configuration equals
+ * s's (l2_config_equal). */
+unsigned l2_sim_place(const struct l2_sim *s, const struct l2_event *ev, struct l2_pline *pl);
+
+#define L2_UNPLACED UINT32_MAX
+
+/* Events whose accesses l2_sim_place placed: at[i] is the index in `line`
+ * of event i's first line, L2_UNPLACED for an event it did not place. */
+struct l2_placed {
+    const uint32_t *at;
+    const struct l2_pline *line;
+};
+
 /* Consumes n events in order, as n l2_sim_event calls would, fetching the
- * sets of each access a few events before it is simulated.  Returns n, or
- * the index of the event that failed (e: the reason). */
-size_t l2_sim_events(struct l2_sim *s, const struct l2_event *ev, size_t n, l2_err *e);
+ * sets of each access a few events before it is simulated; pl: where the
+ * accesses lie (l2_placed, by a simulator of an equal configuration), or
+ * NULL for s to place them itself.  Returns n, or the index of the event
+ * that failed (e: the reason). */
+size_t l2_sim_events(struct l2_sim *s, const struct l2_event *ev, size_t n, const struct l2_placed *pl, l2_err *e);
 /* Makes s lane `lane` of `lanes` simulators that share a trace: only its
  * share of the set indices, a contiguous range, is simulated (and timed);
  * an access is counted by the lane of its first line.  Merged with

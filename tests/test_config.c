@@ -68,6 +68,30 @@ START_TEST(defaults_valid)
 }
 END_TEST
 
+/* l2_config_equal: a configuration equals a copy of itself, and a change
+ * of one key of any kind makes it unequal (the decoder's places are shared
+ * only between equal configurations). */
+START_TEST(equal_configurations)
+{
+    const char *changes[] = {"l2_size=40MiB", "ways=8",           "sm_map=half",         "set_hash=stripe",
+                             "sm_parts=1",    "lat_dram=701",     "partial_write_fill=1", "hash_seed=3",
+                             "name=other",    "near_refresh_pct=30"};
+    struct l2_config a, b;
+    l2_config_defaults(&a);
+    b = a;
+    ck_assert(l2_config_equal(&a, &b));
+    for (size_t i = 0; i < L2_ARRAY_LEN(changes); i++) {
+        l2_config_defaults(&b);
+        set_ok(&b, changes[i]);
+        ck_assert_msg(!l2_config_equal(&a, &b) && !l2_config_equal(&b, &a), "%s", changes[i]);
+        l2_config_defaults(&a);
+        set_ok(&a, changes[i]);
+        ck_assert_msg(l2_config_equal(&a, &b), "%s twice", changes[i]);
+        l2_config_defaults(&a);
+    }
+}
+END_TEST
+
 START_TEST(file_values_and_comments)
 {
     struct l2_config c;
@@ -305,6 +329,7 @@ Suite *config_suite(void)
     Suite *s = suite_create("config");
     TCase *tc = tcase_create("config");
     tcase_add_test(tc, defaults_valid);
+    tcase_add_test(tc, equal_configurations);
     tcase_add_test(tc, file_values_and_comments);
     tcase_add_test(tc, file_errors_name_line);
     tcase_add_test(tc, load_missing_file);

@@ -546,23 +546,42 @@ static void assert_same_sims(const struct l2_sim *a, const struct l2_sim *b)
     }
 }
 
+/* Places the n events ev as the simulator s would (l2_sim_place) into at
+ * and line (room for n accesses' lines). */
+static void place_all(const struct l2_sim *s, const struct l2_event *ev, size_t n, uint32_t *at,
+                      struct l2_pline *line)
+{
+    uint32_t nl = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned m = ev[i].type == EV_ACCESS ? l2_sim_place(s, &ev[i], &line[nl]) : 0;
+        at[i] = m ? nl : L2_UNPLACED;
+        nl += m;
+    }
+}
+
 /* l2_sim_events, which locates accesses a few events ahead, simulates
  * what l2_sim_event does one event at a time: whole, in short pieces,
- * and as a lane of two. */
+ * and as a lane of two; placing the accesses itself, or with the places
+ * another simulator of the configuration gave (l2_sim_place). */
 START_TEST(events_batch_as_one_by_one)
 {
     enum { N = 3000 };
     struct l2_event *ev = aligned_alloc(64, (N + 8) * sizeof *ev);
+    uint32_t *at = malloc((N + 8) * sizeof *at);
+    struct l2_pline *line = malloc((N + 8) * L2_MAX_LINES * sizeof *line);
     ck_assert_ptr_nonnull(ev);
+    ck_assert_ptr_nonnull(at);
+    ck_assert_ptr_nonnull(line);
     char *text = mixed_trace(N);
-    for (unsigned lanes = 1; lanes <= 2; lanes++) {
+    for (unsigned lanes = 1; lanes <= 4; lanes++) {
+        const int placed = lanes > 2;
         const size_t pieces[] = {1, 3, 5, N + 8};
         for (size_t pi = 0; pi < L2_ARRAY_LEN(pieces); pi++) {
             const size_t piece = pieces[pi];
             struct tests_run one, many;
             tests_run_start(&one, SEM_HARDWARE, NULL);
             tests_run_start(&many, SEM_HARDWARE, NULL);
-            if (lanes == 2) {
+            if (lanes % 2 == 0) {
                 l2_sim_set_lane(&one.sim, 1, 2);
                 l2_sim_set_lane(&many.sim, 1, 2);
             }
@@ -571,9 +590,12 @@ START_TEST(events_batch_as_one_by_one)
             for (size_t i = 0; i < n; i++)
                 ck_assert_msg(l2_sim_event(&one.sim, &ev[i], &one.e) == 0, "%s", one.e.msg);
             ck_assert_uint_eq(read_events(&many, text, ev, N + 8), n);
+            if (placed) /* by a simulator of the same configuration, not the one that runs */
+                place_all(&one.sim, ev, n, at, line);
             for (size_t i = 0; i < n; i += piece) {
                 size_t m = n - i < piece ? n - i : piece;
-                ck_assert_uint_eq(l2_sim_events(&many.sim, &ev[i], m, &many.e), m);
+                const struct l2_placed pd = {at + i, line};
+                ck_assert_uint_eq(l2_sim_events(&many.sim, &ev[i], m, placed ? &pd : NULL, &many.e), m);
             }
             assert_same_sims(&one.sim, &many.sim);
             ck_assert_uint_gt(one.sim.k[1].total.sector_hits, 0);
@@ -582,22 +604,32 @@ START_TEST(events_batch_as_one_by_one)
         }
     }
     free(text);
+    free(line);
+    free(at);
     free(ev);
 }
 END_TEST
 
-/* l2_sim_events stops at the event that fails and says which. */
+/* l2_sim_events stops at the event that fails and says which, also
+ * where l2_sim_place left it unplaced. */
 START_TEST(events_batch_error_index)
 {
-    struct tests_run r;
-    struct l2_event ev[8];
-    tests_run_start(&r, SEM_HARDWARE, NULL);
-    size_t n = read_events(&r, "R 0 32 sm=1\nR 0x80 32 sm=2\nR 0x100 32 sm=132\nR 0x180 32 sm=3\n", ev, 8);
-    ck_assert_uint_eq(n, 4);
-    ck_assert_uint_eq(l2_sim_events(&r.sim, ev, n, &r.e), 2);
-    ASSERT_CONTAINS(r.e.msg, "sm=132 is not below sms = 132");
-    ck_assert_uint_eq(r.sim.k[0].total.accesses, 2);
-    tests_run_end(&r);
+    for (int placed = 0; placed < 2; placed++) {
+        struct tests_run r;
+        struct l2_event ev[8];
+        uint32_t at[8];
+        struct l2_pline line[8 * L2_MAX_LINES];
+        tests_run_start(&r, SEM_HARDWARE, NULL);
+        size_t n = read_events(&r, "R 0 32 sm=1\nR 0x80 32 sm=2\nR 0x100 32 sm=132\nR 0x180 32 sm=3\n", ev, 8);
+        ck_assert_uint_eq(n, 4);
+        place_all(&r.sim, ev, n, at, line);
+        ck_assert_uint_eq(at[2], L2_UNPLACED);
+        const struct l2_placed pd = {at, line};
+        ck_assert_uint_eq(l2_sim_events(&r.sim, ev, n, placed ? &pd : NULL, &r.e), 2);
+        ASSERT_CONTAINS(r.e.msg, "sm=132 is not below sms = 132");
+        ck_assert_uint_eq(r.sim.k[0].total.accesses, 2);
+        tests_run_end(&r);
+    }
 }
 END_TEST
 

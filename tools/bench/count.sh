@@ -12,7 +12,9 @@
 # prefix, start-up (clearing the tag arrays) and report included; "marginal"
 # divides the difference between the two prefixes' counts by the difference
 # of their line ops, which leaves out everything a run does once.  Both
-# count the decoding thread too.
+# count the decoding thread too; l2sim's lines end with the marginal figure
+# of its decoding thread (the one that reads the trace and places the
+# accesses, beside the simulating threads whose work sets the time).
 #
 # shellcheck disable=SC2086,SC2046
 set -eu
@@ -24,13 +26,23 @@ mkdir -p "$DIR"
 LIBS="$BUILD/libl2sim.a $(pkg-config --libs zlib libzstd liblzma 2>/dev/null || echo -lz -lzstd -llzma) -lm -pthread"
 cc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L $(grep -o -- '-march=[^ ]*\|-mno-avx512f' "$BUILD/.flags" | tr '\n' ' ') \
     -Isim -o "$DIR/yardstick" tools/bench/yardstick.c $LIBS
-# ir CMD...: the instructions callgrind counts for CMD
-ir() { valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null | sed -n 's/.*Collected : \([0-9]*\).*/\1/p'; }
+# ir CMD...: the instructions callgrind counts for CMD, then those of its
+# first thread
+ir() {
+    out=$(mktemp -d)
+    valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$out/cg" "$@" 2>"$out/err" >/dev/null
+    echo "$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$out/err") $(sed -n 's/^summary: //p' "$out/cg-01")"
+    rm -rf "$out"
+}
 per() { awk -v i="$1" -v a="$2" 'BEGIN { printf "%.0f", i / a }'; }
-# line NAME ALL1 ALL2: the report line of a program counted over both prefixes
+# line NAME "ALL1 FIRST1" "ALL2 FIRST2" [decoder]: the report line of a
+# program counted over both prefixes; with `decoder`, its first thread's
+# marginal figure too
 line() {
+    set -- "$1" ${2%% *} ${2##* } ${3%% *} ${3##* } "${4:-}"
+    dec=${6:+", decoding thread $(per "$(($5 - $3))" "$((L2 - L1))") marginal"}
     echo "$1: $2 instructions, $ACC accesses, $L1 line ops: $(per "$2" "$ACC") per access;" \
-        "per line op $(per "$2" "$L1") all, $(per "$(($3 - $2))" "$((L2 - L1))") marginal"
+        "per line op $(per "$2" "$L1") all, $(per "$(($4 - $2))" "$((L2 - L1))") marginal$dec"
 }
 for kind in bench embed; do
     TRACE=$DIR/$kind-5000000.trace
@@ -47,7 +59,7 @@ for kind in bench embed; do
     L2=$("$DIR/yardstick" "$P2" | awk '{ print $2 }')
     for threads in 1 2; do
         run="$BUILD/l2sim run --threads $threads --config configs/h100.cfg"
-        line "$kind, threads $threads" "$(ir $run "$P1")" "$(ir $run "$P2")"
+        line "$kind, threads $threads" "$(ir $run "$P1")" "$(ir $run "$P2")" decoder
     done
     line "$kind, yardstick" "$(ir "$DIR/yardstick" "$P1")" "$(ir "$DIR/yardstick" "$P2")"
 done
