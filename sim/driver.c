@@ -18,6 +18,9 @@
 /* Lines of a batch's accesses that the decoder places (l2_sim_place): a
  * batch ends early rather than lack room for an access's lines */
 #define BATCH_LINES (8 * BATCH)
+/* The decoder places a batch's accesses only while it is at least this
+ * many batches ahead of the slowest simulator */
+#define PLACE_AHEAD 2
 /* Batches in flight (workers may drift this far apart): NBUF_OWN when
  * every simulator has a worker of its own, NBUF_SHARED when workers take
  * turns (compare with more variants than threads), so that a worker can
@@ -151,7 +154,8 @@ static void progress_end(struct progress *p)
 struct batch {
     struct l2_event ev[BATCH];
     size_t n;
-    uint32_t at[BATCH]; /* where the decoder placed each event's lines (l2_placed) */
+    int placed;         /* the decoder placed its accesses: */
+    uint32_t at[BATCH]; /* where it placed each event's lines (l2_placed) */
     struct l2_pline line[BATCH_LINES];
 };
 
@@ -168,7 +172,7 @@ struct driver {
     uint64_t posted;          /* batches handed out */
     uint64_t done[L2_MAX_SIMS];  /* batches each simulator has finished */
     unsigned char busy[L2_MAX_SIMS]; /* a worker is running the simulator */
-    int place;                         /* the decoder places the accesses */
+    int place;                         /* the decoder may place the accesses */
     unsigned char placed[L2_MAX_SIMS]; /* the simulator takes them (its configuration is the first's) */
     unsigned idle;            /* workers waiting for work */
     uint64_t wake_at;         /* the decoder sleeps until every simulator finished this many; 0: awake */
@@ -189,7 +193,7 @@ static void run_batch(struct driver *d, unsigned k, const struct batch *b)
 {
     l2_err e;
     const struct l2_placed pd = {b->at, b->line};
-    size_t i = l2_sim_events(d->sims[k], b->ev, b->n, d->placed[k] ? &pd : NULL, &e);
+    size_t i = l2_sim_events(d->sims[k], b->ev, b->n, b->placed && d->placed[k] ? &pd : NULL, &e);
     if (i < b->n) {
         if (d->names)
             l2_prefix(&e, "variant %s", d->names[k]);
@@ -328,10 +332,13 @@ int64_t l2_simulate(struct l2_sim **sims, const char *const *names, unsigned n, 
      * (l2_sim_place) as the first simulator would, for every simulator
      * whose configuration is the first's (the lanes of a run, the plans
      * of advise): the work of the configuration alone, which the decoding
-     * thread has time for; where it has no CPU of its own, the simulators
-     * place their own (on a 2-CPU machine, the bench trace with the
-     * decoder placing: --threads 1 1.84 s against 2.00, --threads 2 2.00
-     * against 1.83, medians of 5 interleaved runs) */
+     * thread has time for while it keeps PLACE_AHEAD batches ahead; else
+     * (a trace slow to decode, or no CPU of its own) the simulators place
+     * their own.  On a 2-CPU machine, medians of 5 interleaved runs: the
+     * bench trace with the decoder placing, --threads 1 1.84 s against
+     * 2.00, --threads 2 2.00 against 1.83; a capture slow to decode
+     * (calibration/h200/real/chain) with the decoder placing every batch
+     * 2.97 s against 2.33 */
     const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     d->place = cpus < 1 || nworkers < (unsigned long)cpus;
     for (unsigned k = 0; k < n; k++)
@@ -360,6 +367,7 @@ int64_t l2_simulate(struct l2_sim **sims, const char *const *names, unsigned n, 
                 pthread_cond_wait(&d->free_cv, &d->mu);
         }
         int failed = d->err_pos != UINT64_MAX;
+        b->placed = d->place && k - slowest(d) >= PLACE_AHEAD;
         pthread_mutex_unlock(&d->mu);
         if (failed)
             break;
@@ -368,7 +376,7 @@ int64_t l2_simulate(struct l2_sim **sims, const char *const *names, unsigned n, 
         while (b->n < BATCH && nl <= BATCH_LINES - L2_MAX_LINES &&
                (r = l2_replay_next(d->replay, &b->ev[b->n], e)) > 0) {
             const struct l2_event *ev = &b->ev[b->n];
-            unsigned m = d->place && ev->type == EV_ACCESS ? l2_sim_place(sims[0], ev, &b->line[nl]) : 0;
+            unsigned m = b->placed && ev->type == EV_ACCESS ? l2_sim_place(sims[0], ev, &b->line[nl]) : 0;
             b->at[b->n++] = m ? nl : L2_UNPLACED;
             nl += m;
         }

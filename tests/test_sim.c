@@ -7,6 +7,7 @@
 
 #include <math.h>
 
+#include "driver.h"
 #include "sim.h"
 #include "symtab.h"
 #include "trace.h"
@@ -610,6 +611,40 @@ START_TEST(events_batch_as_one_by_one)
 }
 END_TEST
 
+/* l2_simulate over a binary trace of many batches (its decoder places the
+ * accesses of the batches it is ahead on, where the worker leaves it a
+ * CPU; the worker places the others) simulates what l2_sim_event does
+ * one event at a time. */
+START_TEST(simulate_as_one_by_one)
+{
+    enum { N = 40000 };
+    struct l2_event *ev = aligned_alloc(64, (N + 8) * sizeof *ev);
+    ck_assert_ptr_nonnull(ev);
+    char *text = mixed_trace(N);
+    char tp[64], bp[64];
+    tests_write_temp(tp, sizeof tp, text);
+    snprintf(bp, sizeof bp, "%s.l2b", tp);
+    tests_to_binary(tp, bp, L2_COMP_NONE);
+    struct tests_run one, all;
+    tests_run_start(&one, SEM_HARDWARE, NULL);
+    tests_run_start(&all, SEM_HARDWARE, NULL);
+    size_t n = read_events(&one, text, ev, N + 8);
+    ck_assert_uint_eq(n, N + 4);
+    for (size_t i = 0; i < n; i++)
+        ck_assert_msg(l2_sim_event(&one.sim, &ev[i], &one.e) == 0, "%s", one.e.msg);
+    struct l2_sim *sp = &all.sim;
+    /* serialized: the kernels in trace order, as l2_sim_event takes them */
+    ck_assert_int_eq(l2_simulate(&sp, NULL, 1, 1, bp, 1, &all.syms, &all.e), (int64_t)n);
+    assert_same_sims(&one.sim, &all.sim);
+    tests_run_end(&one);
+    tests_run_end(&all);
+    unlink(tp);
+    unlink(bp);
+    free(text);
+    free(ev);
+}
+END_TEST
+
 /* l2_sim_events stops at the event that fails and says which, also
  * where l2_sim_place left it unplaced. */
 START_TEST(events_batch_error_index)
@@ -704,6 +739,7 @@ Suite *sim_suite(void)
     tcase_add_test(tc, sm_bounds);
     tcase_add_test(tc, events_batch_as_one_by_one);
     tcase_add_test(tc, events_batch_error_index);
+    tcase_add_test(tc, simulate_as_one_by_one);
     tcase_add_test(tc, reset_event);
     tcase_add_test(tc, partial_write_fill);
     suite_add_tcase(s, tc);
