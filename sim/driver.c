@@ -137,9 +137,10 @@ static void progress_end(struct progress *p)
 /*
  * The driver.  The calling thread reads and decodes the trace once, a
  * batch of events at a time, into a ring of nbuf buffers, and places the
- * accesses for the simulators whose configuration is the first's; `nworkers`
- * threads run the simulators over the batches, each simulator over every
- * batch in order, so decoding overlaps simulation even with one worker.
+ * accesses for the simulators whose configuration is the first's while it
+ * keeps ahead of them; `nworkers` threads run the simulators over the
+ * batches, each simulator over every batch in order, so decoding overlaps
+ * simulation even with one worker.
  * Simulators are independent: the variants of compare, or the lanes of run
  * --threads (each simulating the sets it owns).  A worker runs one
  * simulator over one batch at a time, and takes the next such step where
@@ -154,8 +155,8 @@ static void progress_end(struct progress *p)
 struct batch {
     struct l2_event ev[BATCH];
     size_t n;
-    int placed;         /* the decoder placed its accesses: */
-    uint32_t at[BATCH]; /* where it placed each event's lines (l2_placed) */
+    int placed;                        /* 1: the decoder placed its accesses (l2_placed) */
+    uint32_t at[BATCH];                /* each event's first line in `line` */
     struct l2_pline line[BATCH_LINES];
 };
 
@@ -334,11 +335,12 @@ int64_t l2_simulate(struct l2_sim **sims, const char *const *names, unsigned n, 
      * of advise): the work of the configuration alone, which the decoding
      * thread has time for while it keeps PLACE_AHEAD batches ahead; else
      * (a trace slow to decode, or no CPU of its own) the simulators place
-     * their own.  On a 2-CPU machine, medians of 5 interleaved runs: the
-     * bench trace with the decoder placing, --threads 1 1.84 s against
-     * 2.00, --threads 2 2.00 against 1.83; a capture slow to decode
-     * (calibration/h200/real/chain) with the decoder placing every batch
-     * 2.97 s against 2.33 */
+     * their own.  On a 2-CPU machine, medians of 5 interleaved runs
+     * (tools/bench/report.txt): the bench trace with the decoder placing
+     * every batch, --threads 1 1.84 s against 2.00, --threads 2 2.00
+     * against 1.83; a capture slow to decode (calibration/h200/real/chain)
+     * 2.53 s against 2.20, and 2.12 with the decoder placing only while
+     * ahead */
     const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     d->place = cpus < 1 || nworkers < (unsigned long)cpus;
     for (unsigned k = 0; k < n; k++)

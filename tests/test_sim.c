@@ -621,7 +621,7 @@ START_TEST(simulate_as_one_by_one)
     struct l2_event *ev = aligned_alloc(64, (N + 8) * sizeof *ev);
     ck_assert_ptr_nonnull(ev);
     char *text = mixed_trace(N);
-    char tp[64], bp[64];
+    char tp[64], bp[sizeof tp + 4];
     tests_write_temp(tp, sizeof tp, text);
     snprintf(bp, sizeof bp, "%s.l2b", tp);
     tests_to_binary(tp, bp, L2_COMP_NONE);
