@@ -174,7 +174,7 @@ struct driver {
     uint64_t done[L2_MAX_SIMS];  /* batches each simulator has finished */
     unsigned char busy[L2_MAX_SIMS]; /* a worker is running the simulator */
     int place;                         /* the decoder may place the accesses */
-    unsigned char placed[L2_MAX_SIMS]; /* the simulator takes them (its configuration is the first's) */
+    unsigned char placed[L2_MAX_SIMS]; /* the simulator takes them: its configuration is the first's */
     unsigned idle;            /* workers waiting for work */
     uint64_t wake_at;         /* the decoder sleeps until every simulator finished this many; 0: awake */
     int stop;          /* no more batches */
@@ -344,7 +344,7 @@ int64_t l2_simulate(struct l2_sim **sims, const char *const *names, unsigned n, 
     const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     d->place = cpus < 1 || nworkers < (unsigned long)cpus;
     for (unsigned k = 0; k < n; k++)
-        d->placed[k] = (unsigned char)(d->place && l2_config_equal(&sims[k]->l2.cfg, &sims[0]->l2.cfg));
+        d->placed[k] = (unsigned char)l2_config_equal(&sims[k]->l2.cfg, &sims[0]->l2.cfg);
     pthread_mutex_init(&d->mu, NULL);
     pthread_cond_init(&d->posted_cv, NULL);
     pthread_cond_init(&d->free_cv, NULL);

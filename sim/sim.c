@@ -190,10 +190,10 @@ static inline void counters_add_sums(struct l2_counters *c, enum l2_op op, const
  * simulated, and what the simulator adds to that (locate_g). */
 struct loc {
     const struct l2_pline *pl; /* the places of its lines */
+    unsigned nlines;           /* 0: unplaced, rejected for its size or its SM (sim_access_g says which) */
     unsigned nmine;            /* lines this lane simulates */
     struct l2_pending *pe[L2_MAX_LINES]; /* the timing's entries of the sets at home */
     uint8_t mine[L2_MAX_LINES];          /* 1: this lane simulates the line (only with several lanes) */
-    int ok; /* 1: placed, its size and its SM valid; 0: sim_access_g checks them */
 };
 
 /* l2_sim_place, inlined where a simulator places its own accesses. */
@@ -247,7 +247,7 @@ L2_PATH_FN void locate_g(const struct l2_sim *s, const struct l2_geom g, const i
     const struct l2 *l = &s->l2;
     unsigned nmine = 0;
     lc->pl = pl;
-    lc->ok = n > 0;
+    lc->nlines = n;
     for (unsigned i = 0; i < n; i++) {
         if (!one_lane) { /* every line is this lane's; a lane of several takes only its own */
             lc->mine[i] = pl[i].set - s->set_lo < s->set_end - s->set_lo;
@@ -269,7 +269,7 @@ L2_PATH_FN void locate_g(const struct l2_sim *s, const struct l2_geom g, const i
 L2_PATH_FN int sim_access_g(struct l2_sim *s, const struct l2_geom g, const int one_lane, const struct l2_event *ev,
                             const struct loc *lc, l2_err *e)
 {
-    if (!lc->ok && ev->sm >= 0 && (uint64_t)ev->sm >= s->l2.cfg.sms)
+    if (!lc->nlines && ev->sm >= 0 && (uint64_t)ev->sm >= s->l2.cfg.sms)
         return l2_fail(e, "sm=%d is not below sms = %llu of the configuration", ev->sm,
                        (unsigned long long)s->l2.cfg.sms);
     if (s->nk == 0) {
@@ -292,14 +292,14 @@ L2_PATH_FN int sim_access_g(struct l2_sim *s, const struct l2_geom g, const int 
     const struct l2_binding *b = &s->bind[tag];
     if (tag >= L2_NBUILTIN && !b->is_policy)
         return l2_fail(e, "tag '%s' names no policy in this configuration", l2_sym_name(s->syms, tag));
-    if (!lc->ok && (ev->size == 0 || ev->size > L2_MAX_ACCESS || ev->addr > UINT64_MAX - ev->size))
+    if (!lc->nlines && (ev->size == 0 || ev->size > L2_MAX_ACCESS || ev->addr > UINT64_MAX - ev->size))
         return l2_fail(e, "access size %u is outside 1..%u bytes", ev->size, L2_MAX_ACCESS);
     struct l2_counters *ct = &k->tag[tag];
     struct l2_counters *cb = k->buf ? &k->buf[row] : NULL;
     const unsigned ls = s->l2.line_shift;
     const uint64_t lmask = ((uint64_t)1 << ls) - 1;
-    const uint64_t first = ev->addr >> ls, last = (ev->addr + ev->size - 1) >> ls;
-    const unsigned nlines = (unsigned)(last - first + 1);
+    const uint64_t first = ev->addr >> ls;
+    const unsigned nlines = lc->nlines;
     const enum l2_op op = (enum l2_op)ev->op;
     const struct l2_window *win = &k->win;
     const int window = tag == L2_TAG_GLOBAL && win->active;

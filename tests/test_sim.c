@@ -574,15 +574,15 @@ START_TEST(events_batch_as_one_by_one)
     ck_assert_ptr_nonnull(at);
     ck_assert_ptr_nonnull(line);
     char *text = mixed_trace(N);
-    for (unsigned lanes = 1; lanes <= 4; lanes++) {
-        const int placed = lanes > 2;
+    for (unsigned mode = 0; mode < 4; mode++) {
+        const int lane = mode & 1, placed = mode >> 1; /* a lane of two; placed by another simulator */
         const size_t pieces[] = {1, 3, 5, N + 8};
         for (size_t pi = 0; pi < L2_ARRAY_LEN(pieces); pi++) {
             const size_t piece = pieces[pi];
             struct tests_run one, many;
             tests_run_start(&one, SEM_HARDWARE, NULL);
             tests_run_start(&many, SEM_HARDWARE, NULL);
-            if (lanes % 2 == 0) {
+            if (lane) {
                 l2_sim_set_lane(&one.sim, 1, 2);
                 l2_sim_set_lane(&many.sim, 1, 2);
             }
