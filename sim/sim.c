@@ -390,14 +390,16 @@ L2_PATH_FN int sim_access_g(struct l2_sim *s, const struct l2_geom g, const int 
 
 /* The three compiled forms of sim_access_g.  flatten: the L2 path, the
  * timing and the locating helpers are inlined into each as well (GCC
- * stops inlining them at this size otherwise). */
-__attribute__((noinline, flatten)) static int sim_access_usual(struct l2_sim *s, const struct l2_event *ev,
+ * stops inlining them at this size otherwise).  The 16-way forms are
+ * inlined in turn into the loops of sim_events_g's, which call them
+ * directly (a call per access saved). */
+__attribute__((flatten)) static int sim_access_usual(struct l2_sim *s, const struct l2_event *ev,
                                                                  const struct loc *lc, l2_err *e)
 {
     return sim_access_g(s, l2_geom_of(L2_USUAL_WAYS), 0, ev, lc, e);
 }
 
-__attribute__((noinline, flatten)) static int sim_access_usual1(struct l2_sim *s, const struct l2_event *ev,
+__attribute__((flatten)) static int sim_access_usual1(struct l2_sim *s, const struct l2_event *ev,
                                                                   const struct loc *lc, l2_err *e)
 {
     return sim_access_g(s, l2_geom_of(L2_USUAL_WAYS), 1, ev, lc, e);
@@ -464,7 +466,7 @@ static int define_window(struct l2_sim *s, const struct l2_event *ev, int lock, 
 }
 
 /* One event; an access located in lc.  Not inlined: sim_events_g's
- * compiled forms keep only their loop and locate_g. */
+ * compiled forms keep only their loop, locate_g and a 16-way access path. */
 static __attribute__((noinline)) int sim_event(struct l2_sim *s, const struct l2_event *ev, const struct loc *lc,
                                                 l2_err *e)
 {
@@ -546,9 +548,10 @@ L2_PATH_FN size_t sim_events_g(struct l2_sim *s, const struct l2_geom g, const i
         size_t j = i + LOC_AHEAD;
         if (j < n && ev[j].type == EV_ACCESS)
             locate_at(s, g, one_lane, ev, pd, j, own[j % LOC_RING], &ring[j % LOC_RING]);
-        /* an access of the one-lane, 16-way form goes to its access path directly */
-        int r = one_lane && g.ways == L2_USUAL_WAYS && ev[i].type == EV_ACCESS
-                    ? (s->records++, sim_access_usual1(s, &ev[i], &ring[i % LOC_RING], e))
+        /* an access of a 16-way form goes to its access path directly */
+        int r = g.ways == L2_USUAL_WAYS && ev[i].type == EV_ACCESS
+                    ? (s->records++, one_lane ? sim_access_usual1(s, &ev[i], &ring[i % LOC_RING], e)
+                                              : sim_access_usual(s, &ev[i], &ring[i % LOC_RING], e))
                     : sim_event(s, &ev[i], &ring[i % LOC_RING], e);
         if (r < 0)
             return i;
