@@ -3,10 +3,10 @@
 # by one without disturbing L2 between them, on the GPU machine, from the
 # repository root after tools/validate/build-gpu.sh.  W: reuse
 # (tools/validate/torch_reuse.py, 8 steps, stopped by L2SIM_UPTO), gather,
-# partial, writeback, atomic, chain, adam, search and stride
+# partial, writeback, atomic, chain, adam, search, stride and kvcache
 # (torch_gather.py, torch_partial.py, torch_writeback.py, torch_atomic.py,
-# torch_chain.py, torch_adam.py, torch_search.py and torch_stride.py, the
-# same way), hotcold (build/hotcold, 6 kernels, `--iters k` runs the first
+# torch_chain.py, torch_adam.py, torch_search.py, torch_stride.py and
+# torch_kvcache.py, the same way), hotcold (build/hotcold, 6 kernels, `--iters k` runs the first
 # k) or spmm (build/spmm, 4 kernels, the same way; SPMM_OPTS, options
 # for every run of it, say --x persisting).
 # CONFIG: the l2sim configuration (default configs/h100.cfg).
@@ -32,7 +32,7 @@ B=${BUILD:-build}
 CONFIG=${CONFIG:-configs/h100.cfg}
 # upto K: the command that runs the program's first K steps
 case $W in
-reuse | gather | partial | writeback | atomic | chain | adam | search | stride) # tools/validate/torch_W.py: its steps, one kernel each
+reuse | gather | partial | writeback | atomic | chain | adam | search | stride | kvcache) # tools/validate/torch_W.py: its steps, one kernel each
     cmd="python3 tools/validate/torch_$W.py" n=8
     case $W in # the kernels l2trace keeps (--kernel): the steps'
     reuse) filt="" ;;
@@ -44,6 +44,7 @@ reuse | gather | partial | writeback | atomic | chain | adam | search | stride) 
     adam) filt="--kernel FusedAdam" n=7 ;;
     search) filt="--kernel searchsorted|reduce_kernel" n=6 ;;
     stride) filt="--kernel direct_copy|reduce_kernel" ;;
+    kvcache) filt="--kernel EmbeddingBag_updateOutput" ;;
     esac
     upto() { echo "env L2SIM_UPTO=$1 $cmd"; } ;;
 hotcold | spmm) # build/W: its kernels, the first K of them with --iters K
