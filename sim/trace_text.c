@@ -336,6 +336,7 @@ static int parse_directive(struct l2_trace *t, const char **w, const size_t *wl,
             return l2_prefix(e, "assign bytes");
         if (ev->bytes == 0 || ev->addr > UINT64_MAX - ev->bytes)
             return l2_fail(e, "assign range is empty or overflows the address space");
+        ev->label[0] = '\0'; /* the range form: no buffer (the label is not cleared with the rest) */
         return access_tag(t, w[3], wl[3], &ev->tag, e);
     }
     if (l2_word_is(w[0], wl[0], "sync")) {

@@ -260,6 +260,23 @@ START_TEST(assign_overrides_tags)
 }
 END_TEST
 
+/* A range assign after a buffer's gives the range alone its tag: the
+ * rest of the buffer keeps the buffer's (the range line once took the
+ * label its reader had kept from the line before, and so the buffer). */
+START_TEST(assign_range_after_buffer)
+{
+    struct tests_run r;
+    tests_run_start(&r, SEM_HARDWARE, NULL);
+    ck_assert_msg(tests_run_feed(&r, "assign hot persisting\nassign 0x0 4096 evict_first\n", l2_sim_policy_event) == 0,
+                  "%s", r.e.msg);
+    tests_run_ok(&r, "alloc hot 0x0 1MiB\nkernel k\nR 0x0 128 sm=0\nR 0x1000 128 sm=0\nR 0x2000 128 sm=0\n");
+    const struct l2_kstats *k = &r.sim.k[0];
+    ck_assert_uint_eq(k->tag[PRIO_EVICT_FIRST].accesses, 1);   /* the range */
+    ck_assert_uint_eq(k->tag[L2_NBUILTIN - 3].accesses, 2);    /* persisting: the buffer beyond it */
+    tests_run_end(&r);
+}
+END_TEST
+
 START_TEST(assign_only_in_policy_files)
 {
     struct tests_run r;
@@ -340,6 +357,7 @@ Suite *buffers_suite(void)
     tcase_add_test(tc, alloc_rules);
     tcase_add_test(tc, buffer_counters);
     tcase_add_test(tc, assign_overrides_tags);
+    tcase_add_test(tc, assign_range_after_buffer);
     tcase_add_test(tc, assign_only_in_policy_files);
     tcase_add_test(tc, buffer_reports);
     suite_add_tcase(s, tc);
