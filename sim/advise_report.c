@@ -110,8 +110,8 @@ static void cuda_code(FILE *f, const struct l2_advice *a, const struct l2_plan *
                 b->name);
         fprintf(f, "%scudaStreamAttrValue attr = {};\n", ind);
         fprintf(f, "%sattr.accessPolicyWindow.base_ptr  = %s;  // 0x%" PRIx64 "\n", ind, id, b->base);
-        fprintf(f, "%sattr.accessPolicyWindow.num_bytes = %" PRIu64 ";  // at most cudaDevAttrMaxAccessPolicyWindowSize\n",
-                ind, w.bytes);
+        fprintf(f, "%sattr.accessPolicyWindow.num_bytes = %" PRIu64 ";  // at most %" PRIu64 " (caveats)\n", ind, w.bytes,
+                L2_WINDOW_MAX);
         fprintf(f, "%sattr.accessPolicyWindow.hitRatio  = %.4ff;  // the hardware applies %u/16 of the lines\n", ind,
                 w.hit_ratio, p->window_n);
         fprintf(f, "%sattr.accessPolicyWindow.hitProp   = cudaAccessPropertyPersisting;\n", ind);
@@ -144,13 +144,14 @@ static void caveats(FILE *f, const struct l2_advice *a, const unsigned *sug, uns
             "  - the set-aside takes effect in steps of %s (L2 / %llu ways) up to %s (setaside_max); persisting lines\n"
             "    stay until evicted by other persisting lines or cudaCtxResetPersistingL2Cache()\n"
             "  - a window's hitRatio applies in sixteenths (floor(16 x hitRatio) + 1 of its lines, as measured), to\n"
-            "    accesses without a hint of their own, and num_bytes is capped at cudaDevAttrMaxAccessPolicyWindowSize\n"
+            "    accesses without a hint of their own, and num_bytes is capped at %llu (cudaDevAttrMaxAccessPolicyWindowSize\n"
+            "    of the A100 and H100; the H200 reports 134217728 and ignores a window that large, measured)\n"
             "  - libcu++ rounds fractions of cuda::access_property(ptr, bytes, fraction, ...) to 1/16 (a fraction\n"
             "    below 1 applies 1/16); annotated_ptr with a static property, as above, applies to every access\n"
             "  - an assignment applies to every kernel that accesses the buffer; the savings are the model's\n"
             "    (%s semantics), for this trace\n",
             l2_fmt_bytes(a->cfg.l2_size / a->cfg.ways, b1, sizeof b1), (unsigned long long)a->cfg.ways,
-            l2_fmt_bytes(a->cfg.setaside_max, b2, sizeof b2),
+            l2_fmt_bytes(a->cfg.setaside_max, b2, sizeof b2), (unsigned long long)L2_WINDOW_MAX,
             a->opts->base.sem == SEM_HARDWARE ? "hardware" : "documented");
     /* Persisting data that fills more than half its set-aside: how much of
      * it the GPU keeps depends on its physical placement (measured,

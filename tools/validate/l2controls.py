@@ -5,13 +5,18 @@ L2_WINDOW=BASE:BYTES:HITRATIO:HITPROP:MISSPROP (properties normal,
 streaming or persisting; BASE hex or decimal, or the name of a buffer the
 program passes to apply(), whose base and size are used when BYTES is
 empty) sets an access-policy window on the current stream
-(cuStreamSetAttribute).  Without them it does nothing."""
+(cuStreamSetAttribute), of at most WINDOW_MAX bytes.  Without them it does
+nothing."""
 import ctypes
 import os
 
 import torch
 
 _PROPS = {"normal": 0, "streaming": 1, "persisting": 2}
+# The largest window (sim/advise.h, L2_WINDOW_MAX): the A100's and H100's
+# cudaDevAttrMaxAccessPolicyWindowSize.  The H200 reports 134217728 but
+# ignores a window that large (tools/validate/results/kvcache-h200/).
+WINDOW_MAX = 134213632
 
 
 class _Window(ctypes.Structure):
@@ -39,6 +44,7 @@ def apply(named=None):
         if named and base in named:
             base, size = named[base]
             nbytes = nbytes or size
+        nbytes = min(int(nbytes), WINDOW_MAX)
         v = _AttrValue()
         v.window = _Window(int(str(base), 0), int(nbytes), float(ratio), _PROPS[hit], _PROPS[miss])
         stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
