@@ -393,14 +393,14 @@ L2_PATH_FN int sim_access_g(struct l2_sim *s, const struct l2_geom g, const int 
  * stops inlining them at this size otherwise).  The 16-way forms are
  * inlined in turn into the loops of sim_events_g's, which call them
  * directly (a call per access saved). */
-__attribute__((flatten)) static int sim_access_usual(struct l2_sim *s, const struct l2_event *ev,
-                                                                 const struct loc *lc, l2_err *e)
+__attribute__((flatten)) static int sim_access_usual(struct l2_sim *s, const struct l2_event *ev, const struct loc *lc,
+                                                      l2_err *e)
 {
     return sim_access_g(s, l2_geom_of(L2_USUAL_WAYS), 0, ev, lc, e);
 }
 
-__attribute__((flatten)) static int sim_access_usual1(struct l2_sim *s, const struct l2_event *ev,
-                                                                  const struct loc *lc, l2_err *e)
+__attribute__((flatten)) static int sim_access_usual1(struct l2_sim *s, const struct l2_event *ev, const struct loc *lc,
+                                                       l2_err *e)
 {
     return sim_access_g(s, l2_geom_of(L2_USUAL_WAYS), 1, ev, lc, e);
 }
