@@ -391,8 +391,7 @@ L2_PATH_FN int sim_access_g(struct l2_sim *s, const struct l2_geom g, const int 
 /* The three compiled forms of sim_access_g.  flatten: the L2 path, the
  * timing and the locating helpers are inlined into each as well (GCC
  * stops inlining them at this size otherwise).  The 16-way forms are
- * inlined in turn into the loops of sim_events_g's, which call them
- * directly (a call per access saved). */
+ * inlined in turn into sim_events_g's (access_of_form). */
 __attribute__((flatten)) static int sim_access_usual(struct l2_sim *s, const struct l2_event *ev, const struct loc *lc,
                                                       l2_err *e)
 {
@@ -417,10 +416,14 @@ static int sim_one_lane(const struct l2_sim *s)
     return s->set_lo == 0 && s->set_end == s->l2.sets;
 }
 
-static int sim_access(struct l2_sim *s, const struct l2_event *ev, const struct loc *lc, l2_err *e)
+/* One access, by the compiled form of layout g and one_lane: inlined
+ * where they are constants (sim_events_g's forms), which then inline the
+ * 16-way access paths (a call per access saved). */
+static inline int access_of_form(struct l2_sim *s, const struct l2_geom g, const int one_lane,
+                                 const struct l2_event *ev, const struct loc *lc, l2_err *e)
 {
-    if (s->l2.part[0].g.ways == L2_USUAL_WAYS)
-        return sim_one_lane(s) ? sim_access_usual1(s, ev, lc, e) : sim_access_usual(s, ev, lc, e);
+    if (g.ways == L2_USUAL_WAYS)
+        return one_lane ? sim_access_usual1(s, ev, lc, e) : sim_access_usual(s, ev, lc, e);
     return sim_access_any(s, ev, lc, e);
 }
 
@@ -465,15 +468,13 @@ static int define_window(struct l2_sim *s, const struct l2_event *ev, int lock, 
     return 0;
 }
 
-/* One event; an access located in lc.  Not inlined: sim_events_g's
- * compiled forms keep only their loop, locate_g and a 16-way access path. */
-static __attribute__((noinline)) int sim_event(struct l2_sim *s, const struct l2_event *ev, const struct loc *lc,
-                                                l2_err *e)
+/* One event other than an access.  Not inlined: sim_events_g's compiled
+ * forms keep only their loop, locate_g and an access path. */
+static __attribute__((noinline)) int sim_event(struct l2_sim *s, const struct l2_event *ev, l2_err *e)
 {
-    s->records++;
     switch (ev->type) {
     case EV_ACCESS:
-        return sim_access(s, ev, lc, e);
+        break; /* never: accesses go to access_of_form */
     case EV_POLICY:
         return define_policy(s, ev, 0, e);
     case EV_WINDOW:
@@ -510,9 +511,11 @@ int l2_sim_event(struct l2_sim *s, const struct l2_event *ev, l2_err *e)
 {
     struct loc lc;
     struct l2_pline pl[L2_MAX_LINES];
-    if (ev->type == EV_ACCESS)
-        locate_g(s, s->l2.part[0].g, 0, pl, place(&s->l2, ev, pl), &lc);
-    return sim_event(s, ev, &lc, e);
+    s->records++;
+    if (ev->type != EV_ACCESS)
+        return sim_event(s, ev, e);
+    locate_g(s, s->l2.part[0].g, 0, pl, place(&s->l2, ev, pl), &lc);
+    return access_of_form(s, s->l2.part[0].g, sim_one_lane(s), ev, &lc, e);
 }
 
 /* Accesses are located this many events before they are simulated (a
@@ -548,11 +551,9 @@ L2_PATH_FN size_t sim_events_g(struct l2_sim *s, const struct l2_geom g, const i
         size_t j = i + LOC_AHEAD;
         if (j < n && ev[j].type == EV_ACCESS)
             locate_at(s, g, one_lane, ev, pd, j, own[j % LOC_RING], &ring[j % LOC_RING]);
-        /* an access of a 16-way form goes to its access path directly */
-        int r = g.ways == L2_USUAL_WAYS && ev[i].type == EV_ACCESS
-                    ? (s->records++, one_lane ? sim_access_usual1(s, &ev[i], &ring[i % LOC_RING], e)
-                                              : sim_access_usual(s, &ev[i], &ring[i % LOC_RING], e))
-                    : sim_event(s, &ev[i], &ring[i % LOC_RING], e);
+        s->records++;
+        int r = ev[i].type == EV_ACCESS ? access_of_form(s, g, one_lane, &ev[i], &ring[i % LOC_RING], e)
+                                        : sim_event(s, &ev[i], e);
         if (r < 0)
             return i;
     }
