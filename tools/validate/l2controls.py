@@ -46,7 +46,7 @@ def apply(named=None):
             nbytes = nbytes or size
         nbytes = min(int(nbytes), WINDOW_MAX)
         v = _AttrValue()
-        v.window = _Window(int(str(base), 0), int(nbytes), float(ratio), _PROPS[hit], _PROPS[miss])
+        v.window = _Window(int(str(base), 0), nbytes, float(ratio), _PROPS[hit], _PROPS[miss])
         stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
         r = cu.cuStreamSetAttribute(stream, ctypes.c_int(1), ctypes.byref(v))  # ACCESS_POLICY_WINDOW
         if r:
