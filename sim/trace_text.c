@@ -237,6 +237,11 @@ static int parse_dims(const char *w, size_t n, uint32_t d[3], const char *what, 
 static int parse_directive(struct l2_trace *t, const char **w, const size_t *wl, int nw, struct l2_event *ev,
                            l2_err *e)
 {
+    /* the reader clears an access's fields only (the line loop); a
+     * directive starts from a whole empty event, its policy, window or
+     * label too (an assign range has no label: a label left from the
+     * line before made it a buffer's assign) */
+    memset(&ev->pol, 0, sizeof *ev - offsetof(struct l2_event, pol));
     if (l2_word_is(w[0], wl[0], "policy")) {
         if (nw < 3)
             return l2_fail(e, "usage: policy NAME interleaved|range|descriptor ...");
@@ -336,7 +341,6 @@ static int parse_directive(struct l2_trace *t, const char **w, const size_t *wl,
             return l2_prefix(e, "assign bytes");
         if (ev->bytes == 0 || ev->addr > UINT64_MAX - ev->bytes)
             return l2_fail(e, "assign range is empty or overflows the address space");
-        ev->label[0] = '\0'; /* the range form: no buffer (the label is not cleared with the rest) */
         return access_tag(t, w[3], wl[3], &ev->tag, e);
     }
     if (l2_word_is(w[0], wl[0], "sync")) {
