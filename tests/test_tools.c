@@ -188,6 +188,28 @@ static const char *nvcc(void)
     return NULL;
 }
 
+/* pause(US): the GPU idles between kernels, which a trace cannot show: the
+ * records are those of the steps without it (so a pause that changed what
+ * the GPU keeps is a model error), and a bad length or a measured pause is
+ * an error with exit 2. */
+START_TEST(scengen_pause)
+{
+    const char *g = tests_built("scengen");
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "a=$(mktemp) b=$(mktemp); %s --steps 'H:4:st:plain; pause(1000); B:8:ld:plain; H:4:ld:plain*' | "
+             "grep -v '^#' >$a; %s --steps 'H:4:st:plain; B:8:ld:plain; H:4:ld:plain*' | grep -v '^#' | "
+             "sed 's/^kernel s2_ld_B/kernel s3_ld_B/' >$b; test -s $a && cmp -s $a $b; r=$?; rm -f $a $b; exit $r",
+             g, g);
+    ck_assert_int_eq(tests_sh(cmd, NULL, NULL), 0);
+    static const char *const bad[] = {"pause(1x)", "pause(10000001)", "pause(-1)", "pause(5", "pause(5)*"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        snprintf(cmd, sizeof cmd, "%s --steps 'H:4:st:plain; %s; H:4:ld:plain*' 2>/dev/null", g, bad[i]);
+        ck_assert_msg(tests_sh(cmd, NULL, NULL) == 2, "%s accepted", bad[i]);
+    }
+}
+END_TEST
+
 /* scengen checks what it writes with l2sim's parser: a window l2sim would
  * reject (a hitProp it does not take, a size of 0) stops it. */
 START_TEST(scengen_rejects_what_l2sim_rejects)
@@ -405,6 +427,7 @@ Suite *tools_suite(void)
     tcase_add_test(tc, scengen_gathers);
     tcase_add_test(tc, scengen_drift_by_loop);
     tcase_add_test(tc, tracegen_arguments);
+    tcase_add_test(tc, scengen_pause);
     tcase_add_test(tc, scengen_rejects_what_l2sim_rejects);
     tcase_add_test(tc, hwprobe_builds);
     tcase_add_test(tc, probe_skips_without_gpu);

@@ -611,7 +611,7 @@ static void usage() {
           "               [--sync] [--stream0] [--bigscrub] [--profile-range] [--range-all]\n"
           "               [--omit-measured] [--gap-us N]\n"
           "       hwprobe --info   (device facts; exit 77 when no GPU)\n"
-          "  STEP: flush | window(BUF,SIZE,hitRatio,hitProp,missProp) |\n"
+          "  STEP: flush | pause(US) | window(BUF,SIZE,hitRatio,hitProp,missProp) |\n"
           "        BUF[+OFF]:SIZE:OP[:HINT][*]   BUF in H B F, OFF/SIZE in MiB,\n"
           "        OP in ld st rmw rld discard prefetch add gW[xR] zW[xR] uW[xR]\n"
           "  see tools/hwprobe/README.md\n");
@@ -678,7 +678,8 @@ int main(int argc, char** argv) {
 
   // Parse everything first so that a bad row fails before any GPU work.
   struct Step {
-    enum { FLUSH, WINDOW, KERNEL } type;
+    enum { FLUSH, WINDOW, PAUSE, KERNEL } type;
+    long pause_us = 0;      // pause(US)
     std::string buf, hint;
     size_t off = 0, size = 0;
     int op = OP_LD;
@@ -720,6 +721,14 @@ int main(int argc, char** argv) {
     }
     if (raw == "flush") {
       st.type = Step::FLUSH;
+    } else if (raw.compare(0, 6, "pause(") == 0) {
+      st.type = Step::PAUSE;
+      if (raw.back() != ')') die("bad pause '%s'", raw.c_str());
+      double us = parse_num(raw.substr(6, raw.size() - 7), "pause");
+      if (!(us >= 0 && us <= 10000000) || us != std::floor(us))
+        die("pause must be 0 to 10000000 microseconds in '%s'", raw.c_str());
+      st.pause_us = (long)us;
+      if (st.measured) die("only a kernel step can be the measured one: '%s'", raw.c_str());
     } else if (raw.compare(0, 7, "window(") == 0) {
       st.type = Step::WINDOW;
       if (raw.back() != ')') die("bad window '%s'", raw.c_str());
@@ -939,6 +948,13 @@ int main(int argc, char** argv) {
         gate_shut = true;
       }
       if (!quiet) fprintf(stderr, "hwprobe: step %zu flush\n", si);
+    } else if (st.type == Step::PAUSE) {
+      // every step before it completes, then the GPU idles pause_us
+      open_gate();
+      CK(cudaDeviceSynchronize());
+      struct timespec ts = {st.pause_us / 1000000, (st.pause_us % 1000000) * 1000L};
+      nanosleep(&ts, nullptr);
+      if (!quiet) fprintf(stderr, "hwprobe: step %zu pause %ld us\n", si, st.pause_us);
     } else if (st.type == Step::WINDOW) {
       size_t cap;
       char* p = buf_ptr(bufs, st.buf, &cap);

@@ -324,7 +324,7 @@ static void sanitize_name(char *s)
 
 /* ---- steps ---------------------------------------------------------------- */
 
-enum step_kind { STEP_KERNEL, STEP_FLUSH, STEP_WINDOW };
+enum step_kind { STEP_KERNEL, STEP_FLUSH, STEP_WINDOW, STEP_PAUSE };
 enum op { DO_LD, DO_ST, DO_RMW, DO_RLD, DO_DISCARD, DO_PREFETCH, DO_APPLY, DO_GATHER, DO_SKEW, DO_ADD, DO_SKEWU };
 static const char *const op_names[] = {"ld",       "st",            "rmw",    "rld",  "discard", "prefetch",
                                        "applypriority", "gather", "skew", "add", "skew_warp"};
@@ -731,6 +731,17 @@ static struct step *parse_steps(const char *steps_in, size_t *nsteps)
         }
         if (strcmp(s, "flush") == 0) {
             st->kind = STEP_FLUSH;
+        } else if (strncmp(s, "pause", 5) == 0 && trim(s + 5)[0] == '(') {
+            char *a = strchr(s, '(') + 1, *end;
+            size_t l = strlen(a);
+            if (l == 0 || a[l - 1] != ')')
+                die(where, "bad notation (pause(...) not closed)");
+            a[l - 1] = '\0';
+            errno = 0;
+            unsigned long long us = strtoull(trim(a), &end, 10);
+            if (end == trim(a) || *trim(end) || errno || us > 10000000)
+                die(where, "pause must be 0 to 10000000 microseconds, not \"%s\"", a);
+            st->kind = STEP_PAUSE;
         } else if (strncmp(s, "window", 6) == 0 && trim(s + 6)[0] == '(') {
             char *a = strchr(s, '(') + 1;
             size_t l = strlen(a);
@@ -1094,6 +1105,9 @@ static void emit_trace(const struct step *v, size_t n, const char *setaside_text
             if (streams)
                 oputs("sync\n"); /* hwprobe waits for the flush when a row has two streams */
             break;
+        case STEP_PAUSE:
+            /* the GPU idles between kernels: a trace has no time there */
+            break;
         case STEP_WINDOW:
             oprintf("window 0x%llx %llu %s %s %s", (unsigned long long)st->wbase,
                     (unsigned long long)st->wbytes, st->hit_ratio, st->hit_prop, st->miss_prop);
@@ -1366,6 +1380,8 @@ static void usage(FILE *out)
           "          libcu_interleaved(P,f[,S]) libcu_range(P,S,lead=L,total=T)\n"
           "          (prefetch: evict_last|evict_normal; discard: none)\n"
           "  flush                      reset, then two plain ld sweeps over F\n"
+          "  pause(US)                  the GPU idles US microseconds (0 to 10000000)\n"
+          "                             after every step before it; no trace record\n"
           "  window(BUF,SIZE,hitRatio,hitProp,missProp)\n"
           "                             access-policy window for later kernels\n"
           "\n"
