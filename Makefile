@@ -99,7 +99,7 @@ test: all
 # calibration/report.txt
 CAL_H100 := calibration/h100/measurements.csv calibration/h100/extra.csv calibration/h100/fidelity.csv \
             calibration/h100/placement.csv
-CAL_H200 := calibration/h200/rows.csv calibration/h200/placement.csv
+CAL_H200 := calibration/h200/rows.csv calibration/h200/placement.csv calibration/h200/idle.csv
 CAL_REAL := h100/hotcold h100/mlp h100/reuse h200/reuse h200/gather h200/partial h200/chain h200/adam h200/search \
             h200/stride h200/spmm h200/kvcache
 calibrate: all
