@@ -195,7 +195,7 @@ static const char *nvcc(void)
 START_TEST(scengen_pause)
 {
     const char *g = tests_built("scengen");
-    char cmd[1024];
+    char cmd[2048];
     snprintf(cmd, sizeof cmd,
              "a=$(mktemp) b=$(mktemp); %s --steps 'H:4:st:plain; pause(1000); B:8:ld:plain; H:4:ld:plain*' | "
              "grep -v '^#' >$a; %s --steps 'H:4:st:plain; B:8:ld:plain; H:4:ld:plain*' | grep -v '^#' | "
