@@ -190,8 +190,8 @@ static const char *nvcc(void)
 
 /* pause(US): the GPU idles between kernels, which a trace cannot show: the
  * records are those of the steps without it (so a pause that changed what
- * the GPU keeps is a model error), and a bad length or a measured pause is
- * an error with exit 2. */
+ * the GPU keeps is a model error), a row with two streams gets a sync, and
+ * a bad length or a measured pause is an error with exit 2. */
 START_TEST(scengen_pause)
 {
     const char *g = tests_built("scengen");
@@ -202,6 +202,10 @@ START_TEST(scengen_pause)
              "sed 's/^kernel s2_ld_B/kernel s3_ld_B/' >$b; test -s $a && cmp -s $a $b; r=$?; rm -f $a $b; exit $r",
              g, g);
     ck_assert_int_eq(tests_sh(cmd, NULL, NULL), 0);
+    /* with two streams it is a sync, as hwprobe waits for both */
+    snprintf(cmd, sizeof cmd, "%s --steps 'B:4:ld:plain; pause(10); B:4:ld:plain@s2; B:4:ld:plain*' | grep -c '^sync$'",
+             g);
+    ck_assert_str_eq(sh_line(cmd), "1");
     static const char *const bad[] = {"pause(1x)", "pause(10000001)", "pause(-1)", "pause(5", "pause(5)*"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         snprintf(cmd, sizeof cmd, "%s --steps 'H:4:st:plain; %s; H:4:ld:plain*' 2>/dev/null", g, bad[i]);

@@ -1106,7 +1106,10 @@ static void emit_trace(const struct step *v, size_t n, const char *setaside_text
                 oputs("sync\n"); /* hwprobe waits for the flush when a row has two streams */
             break;
         case STEP_PAUSE:
-            /* the GPU idles between kernels: a trace has no time there */
+            /* hwprobe waits for every stream, then the GPU idles: a trace
+             * has no time between kernels */
+            if (streams)
+                oputs("sync\n");
             break;
         case STEP_WINDOW:
             oprintf("window 0x%llx %llu %s %s %s", (unsigned long long)st->wbase,
