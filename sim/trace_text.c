@@ -237,11 +237,6 @@ static int parse_dims(const char *w, size_t n, uint32_t d[3], const char *what, 
 static int parse_directive(struct l2_trace *t, const char **w, const size_t *wl, int nw, struct l2_event *ev,
                            l2_err *e)
 {
-    /* the reader clears an access's fields only (the line loop); a
-     * directive starts from a whole empty event, its policy, window or
-     * label too (an assign range has no label: a label left from the
-     * line before made it a buffer's assign) */
-    memset(&ev->pol, 0, sizeof *ev - offsetof(struct l2_event, pol));
     if (l2_word_is(w[0], wl[0], "policy")) {
         if (nw < 3)
             return l2_fail(e, "usage: policy NAME interleaved|range|descriptor ...");
@@ -382,11 +377,16 @@ int l2_text_next(struct l2_trace *t, struct l2_event *ev, l2_err *e)
         int nw = split(s, n, w, wl);
         if (nw == 0)
             continue;
-        memset(ev, 0, offsetof(struct l2_event, pol));
+        const int access = nw > 0 && wl[0] == 1 && (op = memchr(l2_op_chars, w[0][0], L2_NOP)) != NULL;
+        /* an access sets no policy, window or label, so only the fields
+         * before them are cleared for it; a directive starts from a whole
+         * empty event (a label left from the line before would make an
+         * assign range a buffer's assign) */
+        memset(ev, 0, access ? offsetof(struct l2_event, pol) : sizeof *ev);
         ev->pos = t->text.lineno;
         if (nw < 0)
             r = l2_fail(e, "too many words");
-        else if (wl[0] == 1 && (op = memchr(l2_op_chars, w[0][0], L2_NOP)) != NULL)
+        else if (access)
             r = parse_access(t, (enum l2_op)(op - l2_op_chars), w, wl, nw, ev, e);
         else
             r = parse_directive(t, w, wl, nw, ev, e);
