@@ -679,6 +679,21 @@ static void parse_kernel(const char *where, char *s, struct step *st)
     }
 }
 
+/* The arguments of step s when it is NAME(ARGS), trimmed, in place; NULL
+ * when it is another step. */
+static char *step_args(const char *where, char *s, const char *name)
+{
+    size_t k = strlen(name);
+    if (strncmp(s, name, k) != 0 || trim(s + k)[0] != '(')
+        return NULL;
+    char *a = strchr(s, '(') + 1;
+    size_t l = strlen(a);
+    if (l == 0 || a[l - 1] != ')')
+        die(where, "bad notation (%s(...) not closed)", name);
+    a[l - 1] = '\0';
+    return trim(a);
+}
+
 static struct step *parse_steps(const char *steps_in, size_t *nsteps)
 {
     char *all = xstrdup(steps_in);
@@ -729,25 +744,17 @@ static struct step *parse_steps(const char *steps_in, size_t *nsteps)
             *at = '\0';
             s = trim(s);
         }
+        char *a;
         if (strcmp(s, "flush") == 0) {
             st->kind = STEP_FLUSH;
-        } else if (strncmp(s, "pause", 5) == 0 && trim(s + 5)[0] == '(') {
-            char *a = strchr(s, '(') + 1, *end;
-            size_t l = strlen(a);
-            if (l == 0 || a[l - 1] != ')')
-                die(where, "bad notation (pause(...) not closed)");
-            a[l - 1] = '\0';
+        } else if ((a = step_args(where, s, "pause"))) {
+            char *end;
             errno = 0;
-            unsigned long long us = strtoull(trim(a), &end, 10);
-            if (end == trim(a) || *trim(end) || errno || us > 10000000)
+            unsigned long long us = strtoull(a, &end, 10);
+            if (end == a || *end || errno || us > 10000000)
                 die(where, "pause must be 0 to 10000000 microseconds, not \"%s\"", a);
             st->kind = STEP_PAUSE;
-        } else if (strncmp(s, "window", 6) == 0 && trim(s + 6)[0] == '(') {
-            char *a = strchr(s, '(') + 1;
-            size_t l = strlen(a);
-            if (l == 0 || a[l - 1] != ')')
-                die(where, "bad notation (window(...) not closed)");
-            a[l - 1] = '\0';
+        } else if ((a = step_args(where, s, "window"))) {
             st->kind = STEP_WINDOW;
             parse_window(where, a, st);
         } else {
