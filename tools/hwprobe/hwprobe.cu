@@ -866,6 +866,12 @@ int main(int argc, char** argv) {
     __sync_synchronize();
     gate_shut = false;
   };
+  auto idle = [&](long us) {  // every step launched so far completes, then the GPU idles us
+    open_gate();
+    CK(cudaDeviceSynchronize());
+    struct timespec ts = {us / 1000000, (us % 1000000) * 1000L};
+    nanosleep(&ts, nullptr);
+  };
 
   if (scrub) {
     uint64_t npol;
@@ -949,11 +955,7 @@ int main(int argc, char** argv) {
       }
       if (!quiet) fprintf(stderr, "hwprobe: step %zu flush\n", si);
     } else if (st.type == Step::PAUSE) {
-      // every step before it completes, then the GPU idles pause_us
-      open_gate();
-      CK(cudaDeviceSynchronize());
-      struct timespec ts = {st.pause_us / 1000000, (st.pause_us % 1000000) * 1000L};
-      nanosleep(&ts, nullptr);
+      idle(st.pause_us);
       if (!quiet) fprintf(stderr, "hwprobe: step %zu pause %ld us\n", si, st.pause_us);
     } else if (st.type == Step::WINDOW) {
       size_t cap;
@@ -982,12 +984,7 @@ int main(int argc, char** argv) {
       const bool hint = st.hinted;
       KFn k = kernel_for(st.op, hint, st.measured);
       if (st.measured && omit_measured) continue;
-      if (st.measured && gap_us) {
-        open_gate();
-        CK(cudaDeviceSynchronize());
-        struct timespec ts = {gap_us / 1000000, (gap_us % 1000000) * 1000L};
-        nanosleep(&ts, nullptr);
-      }
+      if (st.measured && gap_us) idle(gap_us);
       if (st.measured && profrange) CK(cudaProfilerStart());
       if (st.xop >= 0) {
         XArgs xa;
